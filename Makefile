@@ -1,0 +1,50 @@
+# Pawnstorm developer tasks. Everything runs inside a local virtualenv (.venv),
+# created on demand; editing pyproject.toml triggers a reinstall.
+
+PYTHON ?= python3
+VENV = .venv
+VPY = $(VENV)/bin/python
+PIP = $(VPY) -m pip
+PYTEST_ARGS ?=
+
+.PHONY: all install run test exe bench clean distclean
+
+all: install
+
+install: $(VENV)/.installed
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
+	$(PIP) install -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	$(PIP) install -e '.[test]'
+	touch $@
+
+$(VENV)/.installed-build: pyproject.toml $(VENV)/.installed
+	$(PIP) install -e '.[build]'
+	touch $@
+
+run: $(VENV)/.installed
+	exec $(VENV)/bin/pawnstorm
+
+test: $(VENV)/.installed-test
+	$(VPY) -m pytest -q $(PYTEST_ARGS)
+
+exe: $(VENV)/.installed-build
+	$(VENV)/bin/pyinstaller --noconfirm --clean build.spec
+	@echo "built dist/pawnstorm"
+
+bench: $(VENV)/.installed
+	$(VENV)/bin/pawnstorm bench
+
+clean:
+	rm -rf build dist .pytest_cache .hypothesis *.egg-info
+	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

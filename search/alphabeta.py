@@ -1,0 +1,194 @@
+"""Negamax alpha-beta with principal variation search and quiescence.
+
+The search reads and changes one `Position` (or any object with the same
+methods, such as the game-tree adapter in the tests), counts nodes, and raises
+`SearchAborted` when the driver's limits say stop; the driver then falls back
+on the last completed iteration.  Scores are centipawns for the side to move;
+mates are `MATE - plies` so that shorter mates score higher.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import chess
+
+from search.features import Features
+from search.ordering import MoveOrderer
+from search.position import MATE, Position
+from search.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt
+
+INFINITY = MATE + 1
+MAX_PLY = 100
+#: Quiescence skips a capture when even winning the victim plus this margin
+#: cannot lift the score to alpha (delta pruning).
+DELTA_MARGIN = 200
+_DELTA_VALUE = [0, 100, 320, 330, 500, 950, 0]
+#: How many nodes pass between two looks at the clock and the stop flag.
+CHECK_EVERY = 64
+
+
+class SearchAborted(Exception):
+    """Raised inside the tree when the search must stop now."""
+
+
+class AlphaBeta:
+    """One search's worth of tree-walking state (nodes, PV, killers)."""
+
+    def __init__(
+        self,
+        pos: Position,
+        tt: TranspositionTable,
+        features: Features = Features(),
+        should_stop: Callable[[int], bool] | None = None,
+        orderer: MoveOrderer | None = None,
+    ) -> None:
+        self.pos = pos
+        self.tt = tt
+        self.features = features
+        self.should_stop = should_stop
+        self.orderer = orderer or MoveOrderer(MAX_PLY)
+        self.nodes = 0
+        self.seldepth = 0
+        # Triangular PV table: pv[ply] is the best line found from that ply.
+        self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
+
+    def _tick(self) -> None:
+        self.nodes += 1
+        if self.nodes % CHECK_EVERY == 0 and self.should_stop is not None and self.should_stop(self.nodes):
+            raise SearchAborted
+
+    def alphabeta(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """Fail-soft negamax value of the current position searched to `depth`."""
+        self._tick()
+        pos = self.pos
+        features = self.features
+        pv = self.pv
+        pv[ply] = []
+        if ply > self.seldepth:
+            self.seldepth = ply
+
+        if ply > 0:
+            if pos.is_draw():
+                return 0
+            # Mate distance pruning: no line from here can beat a mate
+            # already found nearer the root.  Never changes the root value.
+            alpha = max(alpha, -MATE + ply)
+            beta = min(beta, MATE - ply - 1)
+            if alpha >= beta:
+                return alpha
+
+        in_check = pos.in_check()
+        if in_check and features.check_extension:
+            depth += 1
+        if depth <= 0:
+            if features.quiescence:
+                return self.quiescence(alpha, beta, ply)
+            return pos.evaluate()
+        if ply >= MAX_PLY:
+            return pos.evaluate()
+
+        key = pos.key
+        hash_move = None
+        pv_node = beta - alpha > 1
+        if features.transposition:
+            entry = self.tt.probe(key)
+            if entry is not None:
+                hash_move = entry.move
+                if not pv_node and entry.depth >= depth:
+                    score = score_from_tt(entry.score, ply)
+                    bound = entry.bound
+                    if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
+                        return score
+
+        moves = pos.legal_moves()
+        if not moves:
+            return pos.no_moves_score(ply)
+        if features.ordering:
+            moves = self.orderer.order(pos.board, moves, hash_move, ply)
+
+        original_alpha = alpha
+        best_score = -INFINITY
+        best_move = None
+        pvs = features.pvs
+        for index, move in enumerate(moves):
+            pos.push(move)
+            if index == 0 or not pvs:
+                score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
+            else:
+                score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)
+                if alpha < score < beta:
+                    score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
+            pos.pop()
+            if score > best_score:
+                best_score = score
+                best_move = move
+                if score > alpha:
+                    alpha = score
+                    pv[ply] = [move, *pv[ply + 1]]
+                    if score >= beta:
+                        if features.ordering and self.orderer.is_quiet(pos.board, move):
+                            self.orderer.record_cutoff(pos.board, move, ply, depth)
+                        break
+
+        if features.transposition:
+            if best_score >= beta:
+                self.tt.store(key, depth, LOWER, best_score, best_move, ply)
+            elif best_score > original_alpha:
+                self.tt.store(key, depth, EXACT, best_score, best_move, ply)
+            else:
+                self.tt.store(key, depth, UPPER, best_score, None, ply)
+        return best_score
+
+    def quiescence(self, alpha: int, beta: int, ply: int) -> int:
+        """Resolve captures (and evasions when in check) until the position is quiet.
+
+        The side to move may "stand pat" on the static evaluation instead of
+        capturing, except in check, where every evasion is searched so that
+        mates at the horizon are seen.
+        """
+        self._tick()
+        pos = self.pos
+        self.pv[ply] = []
+        if ply > self.seldepth:
+            self.seldepth = ply
+        if ply >= MAX_PLY:
+            return pos.evaluate()
+
+        in_check = pos.in_check()
+        if in_check:
+            moves = pos.legal_moves()
+            if not moves:
+                return -MATE + ply
+            best_score = -INFINITY
+            stand_pat = -INFINITY
+            if self.features.ordering:
+                moves = self.orderer.order(pos.board, moves, None, ply)
+        else:
+            stand_pat = pos.evaluate()
+            if stand_pat >= beta:
+                return stand_pat
+            best_score = stand_pat
+            if stand_pat > alpha:
+                alpha = stand_pat
+            moves = pos.tactical_moves()
+            if self.features.ordering:
+                moves = self.orderer.order_captures(pos.board, moves)
+
+        delta = self.features.delta_pruning and not in_check
+        piece_type_at = pos.board.piece_type_at
+        for move in moves:
+            if delta and not move.promotion:
+                victim = piece_type_at(move.to_square) or chess.PAWN  # None: en passant
+                if stand_pat + _DELTA_VALUE[victim] + DELTA_MARGIN <= alpha:
+                    continue
+            pos.push(move)
+            score = -self.quiescence(-beta, -alpha, ply + 1)
+            pos.pop()
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    alpha = score
+                    self.pv[ply] = [move, *self.pv[ply + 1]]
+                    if score >= beta:
+                        break
+        return best_score

@@ -1,0 +1,233 @@
+"""Iterative deepening: the anytime driver around alpha-beta.
+
+Depth 1, 2, 3, ... are searched in turn.  Each completed depth leaves a best
+move and its principal variation, which also seeds move ordering for the next
+depth (the previous best is searched first, the transposition table supplies
+hash moves below).  Whenever the search is stopped — by `stop`, the clock or a
+node limit — the answer is the best move of the last completed depth, or a
+root move that the interrupted depth has already proven better.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import chess
+
+from search.alphabeta import INFINITY, MAX_PLY, AlphaBeta, SearchAborted
+from search.features import Features
+from search.ordering import MoveOrderer
+from search.position import MATE, MATE_BOUND, Position
+from search.timeman import Limits, TimeBudget, allocate
+from search.tt import EXACT, LOWER, UPPER, TranspositionTable
+
+ASPIRATION_WINDOW = 35
+ASPIRATION_MIN_DEPTH = 4
+
+
+@dataclass
+class Iteration:
+    """What one (possibly partial) root search found; reported as an `info` line."""
+
+    depth: int
+    seldepth: int
+    score: int
+    bound: int  # EXACT, LOWER (fail high) or UPPER (fail low)
+    nodes: int
+    time_ms: float
+    hashfull: int
+    pv: list[chess.Move] = field(default_factory=list)
+
+    @property
+    def mate_in(self) -> int | None:
+        """Moves to mate (negative: getting mated), or None for a cp score."""
+        if self.score > MATE_BOUND:
+            return (MATE - self.score + 1) // 2
+        if self.score < -MATE_BOUND:
+            return -((MATE + self.score) // 2)
+        return None
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes * 1000 / self.time_ms) if self.time_ms > 0 else 0
+
+
+@dataclass
+class SearchResult:
+    best_move: chess.Move | None
+    ponder_move: chess.Move | None
+    score: int
+    depth: int
+    nodes: int
+    time_ms: float
+    pv: list[chess.Move]
+
+
+class Searcher:
+    """Owns the transposition table and ordering tables across searches."""
+
+    def __init__(self, hash_mb: int = 16, features: Features = Features()) -> None:
+        self.tt = TranspositionTable(hash_mb)
+        self.features = features
+        self.orderer = MoveOrderer(MAX_PLY)
+        self._improved = False  # did the current depth raise alpha at the root?
+
+    def clear(self) -> None:
+        """Forget everything learnt (`ucinewgame`, `Clear Hash`)."""
+        self.tt.clear()
+        self.orderer.clear()
+
+    def search(
+        self,
+        board: chess.Board,
+        limits: Limits | None = None,
+        *,
+        move_overhead: int = 30,
+        stop: threading.Event | None = None,
+        on_iteration: Callable[[Iteration], None] | None = None,
+    ) -> SearchResult:
+        """Search `board` (left untouched) within `limits`; always returns a legal move if one exists."""
+        limits = limits or Limits()
+        stop = stop or threading.Event()
+        start = time.perf_counter()
+        budget = allocate(limits, board.turn, move_overhead)
+        hard_deadline = start + budget.hard / 1000 if budget.hard is not None else None
+        max_nodes = limits.nodes
+
+        def should_stop(nodes: int) -> bool:
+            if stop.is_set():
+                return True
+            if max_nodes is not None and nodes >= max_nodes:
+                return True
+            return hard_deadline is not None and time.perf_counter() >= hard_deadline
+
+        def elapsed_ms() -> float:
+            return (time.perf_counter() - start) * 1000
+
+        self.tt.new_search()
+        self.orderer.age()
+        pos = Position(board.copy())
+        tree = AlphaBeta(pos, self.tt, self.features, should_stop, self.orderer)
+        root_moves = pos.legal_moves()
+        if self.features.ordering:
+            entry = self.tt.probe(pos.key)
+            root_moves = self.orderer.order(pos.board, root_moves, entry.move if entry else None, 0)
+
+        completed: Iteration | None = None
+        best_move = root_moves[0] if root_moves else None
+        max_depth = min(limits.depth or MAX_PLY - 1, MAX_PLY - 1)
+        if not root_moves:
+            max_depth = 0
+
+        for depth in range(1, max_depth + 1):
+            try:
+                iteration = self._deepen(tree, root_moves, depth, completed, elapsed_ms, on_iteration)
+            except SearchAborted:
+                # A root move proven better during the aborted depth beats the
+                # previous depth's choice; otherwise keep the previous one.
+                if tree.pv[0] and self._improved:
+                    best_move = tree.pv[0][0]
+                    completed_pv = tree.pv[0]
+                    if completed is not None:
+                        completed.pv = list(completed_pv)
+                break
+            completed = iteration
+            best_move = iteration.pv[0]
+            root_moves.remove(best_move)
+            root_moves.insert(0, best_move)
+            if self._should_finish(iteration, limits, budget, elapsed_ms(), len(root_moves)):
+                break
+
+        pv = completed.pv if completed else ([best_move] if best_move else [])
+        return SearchResult(
+            best_move=best_move,
+            ponder_move=pv[1] if len(pv) > 1 and pv[0] == best_move else None,
+            score=completed.score if completed else 0,
+            depth=completed.depth if completed else 0,
+            nodes=tree.nodes,
+            time_ms=elapsed_ms(),
+            pv=list(pv),
+        )
+
+    # --- one depth, with aspiration windows --------------------------------
+
+    def _deepen(self, tree, root_moves, depth, previous, elapsed_ms, on_iteration) -> Iteration:
+        self._improved = False
+        if self.features.aspiration and previous is not None and depth >= ASPIRATION_MIN_DEPTH \
+                and abs(previous.score) < MATE_BOUND:
+            delta = ASPIRATION_WINDOW
+            alpha, beta = previous.score - delta, previous.score + delta
+        else:
+            delta = 0
+            alpha, beta = -INFINITY, INFINITY
+        while True:
+            score = self._root(tree, root_moves, depth, alpha, beta)
+            if alpha < score < beta or delta == 0:
+                bound = EXACT
+            else:
+                bound = UPPER if score <= alpha else LOWER
+            iteration = Iteration(depth, tree.seldepth, score, bound, tree.nodes, elapsed_ms(),
+                                  self.tt.hashfull(), list(tree.pv[0]))
+            if bound == EXACT:
+                if on_iteration:
+                    on_iteration(iteration)
+                return iteration
+            if on_iteration and iteration.pv:
+                on_iteration(iteration)  # root fail-high/low, reported as a bound
+            delta *= 2
+            if bound == UPPER:
+                alpha = max(score - delta, -INFINITY)
+            else:
+                beta = min(score + delta, INFINITY)
+            if delta > 1000:
+                alpha, beta, delta = -INFINITY, INFINITY, 0
+
+    def _root(self, tree: AlphaBeta, root_moves: list[chess.Move], depth: int, alpha: int, beta: int) -> int:
+        """Search the root moves in order; remembers root improvements for aborts."""
+        pos = tree.pos
+        tree.seldepth = 0
+        tree.pv[0] = []
+        best_score = -INFINITY
+        pvs = self.features.pvs
+        for index, move in enumerate(root_moves):
+            pos.push(move)
+            try:
+                if index == 0 or not pvs:
+                    score = -tree.alphabeta(depth - 1, -beta, -alpha, 1)
+                else:
+                    score = -tree.alphabeta(depth - 1, -alpha - 1, -alpha, 1)
+                    if alpha < score < beta:
+                        score = -tree.alphabeta(depth - 1, -beta, -alpha, 1)
+            finally:
+                pos.pop()
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    alpha = score
+                    tree.pv[0] = [move, *tree.pv[1]]
+                    # Only a move that beat the window is known to be good.
+                    self._improved = True
+                    if score >= beta:
+                        break
+        if not tree.pv[0] and root_moves:
+            tree.pv[0] = [root_moves[0]]
+        return best_score
+
+    @staticmethod
+    def _should_finish(iteration: Iteration, limits: Limits, budget: TimeBudget, elapsed: float,
+                       root_move_count: int) -> bool:
+        if limits.infinite:
+            return False
+        if limits.mate is not None and iteration.mate_in is not None and 0 < iteration.mate_in <= limits.mate:
+            return True
+        if budget.soft is not None:
+            if root_move_count == 1:
+                return True  # forced move: don't waste the clock
+            if elapsed >= budget.soft:
+                return True
+        # Under a clock, a proven mate is not worth more time: deeper depths
+        # can only find a shorter one, and the game is decided either way.
+        mate_in = iteration.mate_in
+        return budget.hard is not None and mate_in is not None and iteration.depth >= 2 * abs(mate_in) + 2

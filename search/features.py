@@ -1,0 +1,39 @@
+"""Switches for the parts of the search that are not plain minimax.
+
+Tests use them to strip the search down: with `Features.exact()` the search is
+alpha-beta with only value-preserving speed-ups (move ordering, principal
+variation search, aspiration windows, transposition cutoffs), so its root value
+must equal plain minimax to the same depth; with `Features.plain()` it is the
+textbook algorithm, children in natural order, that lecture trees are drawn for.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class Features:
+    #: Search captures/promotions past the horizon (stand pat, delta pruning).
+    quiescence: bool = True
+    #: Skip captures in quiescence that cannot raise alpha even with a margin.
+    delta_pruning: bool = True
+    #: Search one ply deeper when the side to move is in check.
+    check_extension: bool = True
+    #: Hash move, MVV-LVA, killers and history (else: generator order).
+    ordering: bool = True
+    #: Null-window searches for all but the first move.
+    pvs: bool = True
+    #: Narrow root window around the previous iteration's score.
+    aspiration: bool = True
+    #: Probe and store the transposition table (cutoffs and the hash move).
+    transposition: bool = True
+
+    @classmethod
+    def exact(cls) -> "Features":
+        """Only the speed-ups that never change the minimax value."""
+        return cls(quiescence=False, delta_pruning=False, check_extension=False)
+
+    @classmethod
+    def plain(cls) -> "Features":
+        """Textbook alpha-beta: every feature off."""
+        return cls(**{f.name: False for f in fields(cls)})

@@ -1,0 +1,101 @@
+"""Move ordering: hash move, then captures by MVV-LVA, killers, history.
+
+Alpha-beta prunes most when the best move comes first.  The hash move (best
+move stored by an earlier iteration or transposition) is tried first; then
+captures, most valuable victim first and least valuable attacker first among
+equal victims; then the two killer moves of this ply (quiet moves that caused
+a cutoff in a sibling); then quiet moves by their history score.
+"""
+from __future__ import annotations
+
+import chess
+
+HASH_MOVE = 1 << 30
+CAPTURE = 1 << 24
+PROMOTION = 1 << 23
+KILLER_1 = 1 << 22
+KILLER_2 = KILLER_1 - 1
+HISTORY_MAX = 1 << 20
+
+#: Victim weights; the attacker is subtracted, so PxQ > QxQ > PxR.
+_VICTIM = [0, 100, 300, 310, 500, 900, 0]
+_ATTACKER = [0, 1, 3, 3, 5, 9, 10]
+
+
+class MoveOrderer:
+    """Killer and history tables for one search; `order` sorts a move list."""
+
+    def __init__(self, max_ply: int = 128) -> None:
+        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(max_ply + 1)]
+        # history[color][from*64+to]
+        self.history: list[list[int]] = [[0] * 4096, [0] * 4096]
+
+    def clear(self) -> None:
+        for pair in self.killers:
+            pair[0] = pair[1] = None
+        self.history = [[0] * 4096, [0] * 4096]
+
+    def age(self) -> None:
+        """Halve history between searches so old lessons fade."""
+        for table in self.history:
+            for index, value in enumerate(table):
+                if value:
+                    table[index] = value >> 1
+
+    def order(self, board: chess.Board, moves: list[chess.Move], hash_move: chess.Move | None, ply: int) -> list[chess.Move]:
+        """Return `moves` best-first.  Hot path: plain locals and bit tests."""
+        them = board.occupied_co[not board.turn]
+        piece_type_at = board.piece_type_at
+        killer_1, killer_2 = self.killers[ply]
+        history = self.history[board.turn]
+        ep = board.ep_square
+        scored = []
+        for move in moves:
+            to = move.to_square
+            if move == hash_move:
+                score = HASH_MOVE
+            elif (them >> to) & 1:
+                score = CAPTURE + _VICTIM[piece_type_at(to)] - _ATTACKER[piece_type_at(move.from_square)]
+            elif move.promotion:
+                score = PROMOTION + move.promotion
+            elif to == ep and piece_type_at(move.from_square) == chess.PAWN:
+                score = CAPTURE + _VICTIM[chess.PAWN] - _ATTACKER[chess.PAWN]
+            elif move == killer_1:
+                score = KILLER_1
+            elif move == killer_2:
+                score = KILLER_2
+            else:
+                score = history[move.from_square * 64 + to]
+            scored.append((score, move))
+        scored.sort(key=_first, reverse=True)
+        return [move for _, move in scored]
+
+    def order_captures(self, board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
+        """MVV-LVA only: quiescence has no hash move and no quiet moves."""
+        piece_type_at = board.piece_type_at
+        scored = []
+        for move in moves:
+            victim = piece_type_at(move.to_square) or (chess.QUEEN if move.promotion else chess.PAWN)
+            scored.append((_VICTIM[victim] - _ATTACKER[piece_type_at(move.from_square)], move))
+        scored.sort(key=_first, reverse=True)
+        return [move for _, move in scored]
+
+    def is_quiet(self, board: chess.Board, move: chess.Move) -> bool:
+        return not move.promotion and not board.is_capture(move)
+
+    def record_cutoff(self, board: chess.Board, move: chess.Move, ply: int, depth: int) -> None:
+        """A quiet move refuted the opponent's play: remember it as killer and in history."""
+        pair = self.killers[ply]
+        if pair[0] != move:
+            pair[1] = pair[0]
+            pair[0] = move
+        table = self.history[board.turn]
+        index = move.from_square * 64 + move.to_square
+        table[index] += depth * depth
+        if table[index] > HISTORY_MAX:
+            for i, value in enumerate(table):
+                table[i] = value >> 1
+
+
+def _first(pair: tuple[int, chess.Move]) -> int:
+    return pair[0]

@@ -1,0 +1,213 @@
+"""A python-chess board plus the state the search updates move by move.
+
+python-chess supplies the rules (legal moves, check, make/unmake).  On top of it
+this class keeps, incrementally, what the search needs at every node and what
+would be slow to recompute from scratch there:
+
+* a 64-bit Zobrist key, identical to `chess.polyglot.zobrist_hash` (so the
+  incremental update can be tested against python-chess's full computation);
+* the packed evaluation sums (middlegame, endgame, phase) of `eval.evaluate`;
+* the history of keys, for cheap repetition detection.
+
+The alpha-beta code talks to positions only through the methods used in
+`search.alphabeta`; tests substitute a tiny game-tree adapter with the same
+methods to replay textbook trees.
+"""
+from __future__ import annotations
+
+import chess
+import chess.polyglot
+
+from eval.evaluate import finish, packed_score
+from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
+
+MATE = 32000
+#: Scores beyond this are mate scores (mate within MAX_PLY plies).
+MATE_BOUND = MATE - 1000
+
+_RANDOM = chess.polyglot.POLYGLOT_RANDOM_ARRAY
+#: ZOBRIST_PIECE[color][piece_type][square], in polyglot's layout.
+ZOBRIST_PIECE = [
+    [[0] * 64] + [[_RANDOM[64 * ((pt - 1) * 2 + color) + sq] for sq in chess.SQUARES] for pt in chess.PIECE_TYPES]
+    for color in (chess.BLACK, chess.WHITE)  # index by the bool colour
+]
+ZOBRIST_TURN = _RANDOM[780]
+ZOBRIST_EP_FILE = _RANDOM[772:780]
+
+
+def _castling_key(rights: int) -> int:
+    key = 0
+    for bit, index in ((chess.BB_H1, 768), (chess.BB_A1, 769), (chess.BB_H8, 770), (chess.BB_A8, 771)):
+        if rights & bit:
+            key ^= _RANDOM[index]
+    return key
+
+
+_CASTLING_KEYS: dict[int, int] = {}
+
+
+def castling_key(rights: int) -> int:
+    """Zobrist contribution of a castling-rights mask (memoised: few distinct masks)."""
+    key = _CASTLING_KEYS.get(rights)
+    if key is None:
+        key = _CASTLING_KEYS[rights] = _castling_key(rights)
+    return key
+
+
+def _ep_key(board: chess.Board) -> int:
+    """Polyglot hashes the ep file only when a pawn stands ready to capture."""
+    ep = board.ep_square
+    if ep is None:
+        return 0
+    if board.pawns & board.occupied_co[board.turn] & chess.BB_PAWN_ATTACKS[not board.turn][ep]:
+        return ZOBRIST_EP_FILE[ep & 7]
+    return 0
+
+
+#: Where the rook goes when the king castles, keyed by the king's target square.
+_CASTLING_ROOK = {
+    chess.G1: (chess.H1, chess.F1),
+    chess.C1: (chess.A1, chess.D1),
+    chess.G8: (chess.H8, chess.F8),
+    chess.C8: (chess.A8, chess.D8),
+}
+
+
+class Position:
+    """Board + incremental key/evaluation; `push`/`pop` keep all of it in step."""
+
+    __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history")
+
+    def __init__(self, board: chess.Board) -> None:
+        self.board = board
+        self.key = chess.polyglot.zobrist_hash(board)
+        packed = packed_score(board)
+        self.mg, self.eg, self.phase = packed.mg, packed.eg, packed.phase
+        self._undo: list[tuple[int, int, int, int]] = []
+        # Keys of the positions since the last irreversible move of the game,
+        # oldest first, ending with the current one; python-chess's own move
+        # stack is replayed once to find them.
+        self.history: list[int] = _game_keys(board)
+
+    # --- rules, delegated to python-chess -------------------------------
+
+    def in_check(self) -> bool:
+        return self.board.is_check()
+
+    def legal_moves(self) -> list[chess.Move]:
+        return list(self.board.generate_legal_moves())
+
+    def tactical_moves(self) -> list[chess.Move]:
+        """Captures and queen promotions: the moves quiescence looks at."""
+        board = self.board
+        moves = list(board.generate_legal_captures())
+        promoting = board.pawns & board.occupied_co[board.turn] & (
+            chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
+        )
+        if promoting:
+            for move in board.generate_legal_moves(promoting, ~board.occupied):
+                if move.promotion == chess.QUEEN:
+                    moves.append(move)
+        return moves
+
+    def no_moves_score(self, ply: int) -> int:
+        """Checkmate (lost, sooner is worse) or stalemate."""
+        return -MATE + ply if self.board.is_check() else 0
+
+    def is_draw(self) -> bool:
+        """Fifty-move rule or a repetition since the last irreversible move.
+
+        One repetition is enough inside the search: if the position can be
+        repeated once, it can be repeated again, and scoring it as a draw
+        early keeps the tree small.  Checkmate on the 100th half-move takes
+        precedence over the fifty-move rule.
+        """
+        board = self.board
+        clock = board.halfmove_clock
+        if clock >= 100:
+            return not (board.is_check() and not any(board.generate_legal_moves()))
+        history = self.history
+        key = self.key
+        # Same side to move means an even distance back: -3, -5, ...
+        for index in range(len(history) - 3, max(len(history) - clock - 2, -1), -2):
+            if history[index] == key:
+                return True
+        return False
+
+    def evaluate(self) -> int:
+        return finish(self.board, self.mg, self.eg, self.phase)
+
+    # --- make / unmake ----------------------------------------------------
+
+    def push(self, move: chess.Move) -> None:
+        """Play `move`, updating key and evaluation sums from the squares it touches.
+
+        Hot path: written with local variables and table lookups only.
+        """
+        board = self.board
+        us = board.turn
+        them = not us
+        frm = move.from_square
+        to = move.to_square
+        piece = board.piece_type_at(frm)
+        key, mg, eg, phase = self.key, self.mg, self.eg, self.phase
+        self._undo.append((key, mg, eg, phase))
+
+        mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]
+        placed = move.promotion or piece
+        mg += mg_us[placed][to] - mg_us[piece][frm]
+        eg += eg_us[placed][to] - eg_us[piece][frm]
+        key ^= z_us[piece][frm] ^ z_us[placed][to]
+        if move.promotion:
+            phase += PHASE_WEIGHT[placed]
+
+        captured = board.piece_type_at(to)
+        capture_square = to
+        if captured is None and piece == chess.PAWN and to == board.ep_square and (frm - to) & 7:
+            captured = chess.PAWN
+            capture_square = to - 8 if us == chess.WHITE else to + 8
+        if captured is not None and board.color_at(capture_square) == them:
+            mg -= MG_TABLE[them][captured][capture_square]
+            eg -= EG_TABLE[them][captured][capture_square]
+            key ^= ZOBRIST_PIECE[them][captured][capture_square]
+            phase -= PHASE_WEIGHT[captured]
+        elif piece == chess.KING and abs(frm - to) == 2:
+            rook_from, rook_to = _CASTLING_ROOK[to]
+            mg += mg_us[chess.ROOK][rook_to] - mg_us[chess.ROOK][rook_from]
+            eg += eg_us[chess.ROOK][rook_to] - eg_us[chess.ROOK][rook_from]
+            key ^= z_us[chess.ROOK][rook_from] ^ z_us[chess.ROOK][rook_to]
+
+        rights = board.castling_rights
+        key ^= _ep_key(board)
+        board.push(move)
+        if board.castling_rights != rights:
+            key ^= castling_key(rights) ^ castling_key(board.castling_rights)
+        key ^= ZOBRIST_TURN ^ _ep_key(board)
+
+        self.key, self.mg, self.eg, self.phase = key, mg, eg, phase
+        self.history.append(key)
+
+    def pop(self) -> chess.Move:
+        self.history.pop()
+        self.key, self.mg, self.eg, self.phase = self._undo.pop()
+        return self.board.pop()
+
+    def push_null(self) -> None:
+        """Pass the move (null move); only used by null-move pruning."""
+        board = self.board
+        self._undo.append((self.key, self.mg, self.eg, self.phase))
+        key = self.key ^ _ep_key(board)
+        board.push(chess.Move.null())
+        self.key = key ^ ZOBRIST_TURN
+        self.history.append(self.key)
+
+
+def _game_keys(board: chess.Board) -> list[int]:
+    """Keys of the game's positions since the last irreversible move."""
+    replay = board.copy(stack=True)
+    keys = [chess.polyglot.zobrist_hash(replay)]
+    for _ in range(min(board.halfmove_clock, len(board.move_stack))):
+        replay.pop()
+        keys.append(chess.polyglot.zobrist_hash(replay))
+    keys.reverse()
+    return keys

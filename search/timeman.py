@@ -1,0 +1,76 @@
+"""Search limits and the time manager.
+
+The time manager turns the clock into two numbers:
+
+* a **soft** limit: after a depth completes, do not start the next one past it
+  (the next depth usually costs several times the previous, and would be
+  aborted anyway, wasting the time);
+* a **hard** limit: abort the search in the middle of a depth and play the best
+  move of the last completed one.
+
+`Move Overhead` (GUI and pipe latency) is taken off the clock first so that the
+move arrives before the flag falls.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import chess
+
+#: Moves we assume remain in a sudden-death game (no `movestogo`).
+SUDDEN_DEATH_MOVES = 30
+
+
+@dataclass
+class Limits:
+    """What `go` asked for; every field optional, times in milliseconds."""
+
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    mate: int | None = None
+    infinite: bool = False
+
+    def clock(self, color: chess.Color) -> tuple[int | None, int]:
+        """(time left, increment) of `color`."""
+        if color == chess.WHITE:
+            return self.wtime, self.winc or 0
+        return self.btime, self.binc or 0
+
+
+@dataclass(frozen=True)
+class TimeBudget:
+    """Milliseconds from the start of the search; None means no limit."""
+
+    soft: float | None
+    hard: float | None
+
+
+def allocate(limits: Limits, color: chess.Color, move_overhead: int = 30) -> TimeBudget:
+    """Decide how long to think about this move."""
+    if limits.infinite:
+        return TimeBudget(None, None)
+    if limits.movetime is not None:
+        # Use all of it: keep deepening until the hard limit cuts in.
+        hard = max(1.0, limits.movetime - move_overhead)
+        return TimeBudget(hard, hard)
+    time_left, increment = limits.clock(color)
+    if time_left is None:
+        return TimeBudget(None, None)  # depth / nodes / mate only
+
+    moves_to_go = SUDDEN_DEATH_MOVES
+    if limits.movestogo is not None and limits.movestogo > 0:
+        moves_to_go = min(limits.movestogo, SUDDEN_DEATH_MOVES)
+    available = max(0.0, time_left - move_overhead)
+    optimum = available / moves_to_go + 0.75 * increment
+    # Never plan to spend more than a fraction of the clock on one move; the
+    # last move before a time control may use most of what is left.
+    ceiling = available * (0.8 if moves_to_go == 1 else 0.4)
+    hard = max(1.0, min(optimum * 3.0, ceiling))
+    soft = max(1.0, min(optimum * 0.6, hard))
+    return TimeBudget(soft, hard)

@@ -1,0 +1,45 @@
+"""Shared fixtures for the Pawnstorm test suite."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def engine_cmd() -> list[str]:
+    """Command that starts the engine as a UCI subprocess.
+
+    Run it with ``cwd=REPO_ROOT`` and/or ``env=engine_env`` so the source tree
+    is importable even when the package is not installed in this interpreter.
+    """
+    return [sys.executable, "-m", "uci_engine"]
+
+
+@pytest.fixture(scope="session")
+def engine_env() -> dict[str, str]:
+    """Environment for engine subprocesses: the repo root first on PYTHONPATH."""
+    env = dict(os.environ)
+    old = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = str(REPO_ROOT) + (os.pathsep + old if old else "")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The shared/ directory checked out beside the repo (test suites, EPDs)."""
+    path = REPO_ROOT.parent / "shared"
+    if not path.is_dir():
+        pytest.skip(f"shared data directory {path} is absent (it sits beside the repo in CI)")
+    return path

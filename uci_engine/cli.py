@@ -1,0 +1,48 @@
+"""Command-line entry point: the UCI loop by default, tools as subcommands.
+
+    pawnstorm                 UCI mode (what GUIs start)
+    pawnstorm bench [DEPTH]   fixed-depth search over the bench positions
+    pawnstorm perft N [--fen FEN]
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+import chess
+
+from uci_engine.position_cmd import board_from_fen
+from uci_engine.protocol import UciEngine
+from uci_engine.tools import DEFAULT_BENCH_DEPTH, bench, divide
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if hasattr(signal, "SIGPIPE"):
+        # A GUI that goes away should end us quietly, not with a traceback.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if not argv:
+        UciEngine().run()
+        return 0
+
+    parser = argparse.ArgumentParser(prog="pawnstorm", description="Pawnstorm chess engine (UCI).")
+    commands = parser.add_subparsers(dest="command", required=True)
+    bench_cmd = commands.add_parser("bench", help="search the bench positions to a fixed depth")
+    bench_cmd.add_argument("depth", nargs="?", type=int, default=DEFAULT_BENCH_DEPTH)
+    perft_cmd = commands.add_parser("perft", help="count leaf nodes of the move tree")
+    perft_cmd.add_argument("depth", type=int)
+    perft_cmd.add_argument("--fen", default=chess.STARTING_FEN)
+    commands.add_parser("uci", help="run the UCI loop (the default)")
+    args = parser.parse_args(argv)
+
+    if args.command == "bench":
+        bench(max(1, args.depth))
+    elif args.command == "perft":
+        board = board_from_fen(args.fen)
+        if isinstance(board, str):
+            parser.error(board)
+        divide(board[0], args.depth)
+    else:
+        UciEngine().run()
+    return 0

@@ -1,0 +1,127 @@
+"""Parsing `position` and `go`: turn GUI text into a board and search limits.
+
+Both parsers are forgiving: they return what they could understand plus
+messages for the GUI about what they could not, and never raise.
+"""
+from __future__ import annotations
+
+import chess
+
+from search.timeman import Limits
+
+#: Largest number accepted for any `go` parameter (about 11 days in ms);
+#: huge values are clamped instead of overflowing anything downstream.
+MAX_GO_VALUE = 1_000_000_000
+
+
+def parse_position(tokens: list[str], current: chess.Board) -> tuple[chess.Board, list[str]]:
+    """`position startpos|fen <fen> [moves m1 m2 ...]` → (board, messages).
+
+    Defined behaviour on bad input (documented in the README):
+    * a malformed or impossible FEN is rejected and the previous position is
+      kept unchanged;
+    * an illegal or unparsable move stops the move list there: the moves before
+      it are played, the rest ignored.
+    """
+    messages: list[str] = []
+    if not tokens:
+        return current, ["position: expected 'startpos' or 'fen'; position unchanged"]
+    if "moves" in tokens:
+        at = tokens.index("moves")
+        setup, moves = tokens[:at], tokens[at + 1:]
+    else:
+        setup, moves = tokens, []
+
+    if setup[0] == "startpos":
+        board = chess.Board()
+    elif setup[0] == "fen":
+        fen = " ".join(setup[1:])
+        board_or_error = board_from_fen(fen)
+        if isinstance(board_or_error, str):
+            return current, [f"position: {board_or_error}; position unchanged"]
+        board, fixes = board_or_error
+        messages.extend(fixes)
+    else:
+        return current, [f"position: expected 'startpos' or 'fen', got {setup[0]!r}; position unchanged"]
+
+    for index, text in enumerate(moves):
+        try:
+            move = board.parse_uci(text)
+        except ValueError:  # includes IllegalMoveError / InvalidMoveError
+            messages.append(
+                f"position: illegal move {text!r} (move {index + 1} of {len(moves)}) in "
+                f"{board.fen()}; kept the position before it, ignored the rest"
+            )
+            break
+        board.push(move)
+    return board, messages
+
+
+def board_from_fen(fen: str) -> tuple[chess.Board, list[str]] | str:
+    """A playable board from `fen`, with repairs listed; or why it is rejected."""
+    if not fen.strip():
+        return "empty FEN"
+    try:
+        board = chess.Board(fen)
+    except ValueError as error:
+        return f"invalid FEN {fen!r} ({error})"
+    fixes = []
+    status = board.status()
+    if status & chess.STATUS_BAD_CASTLING_RIGHTS:
+        board.castling_rights = board.clean_castling_rights()
+        fixes.append(f"FEN {fen!r}: impossible castling rights dropped")
+    if status & chess.STATUS_INVALID_EP_SQUARE:
+        board.ep_square = None
+        fixes.append(f"FEN {fen!r}: impossible en passant square dropped")
+    status = board.status()
+    if status != chess.STATUS_VALID:
+        problems = ", ".join(flag.name.lower().replace("_", " ") for flag in chess.Status if flag and flag in status)
+        return f"impossible position in FEN {fen!r} ({problems})"
+    return board, fixes
+
+
+_INT_FIELDS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate")
+
+
+def parse_go(tokens: list[str]) -> tuple[Limits, int | None, list[str]]:
+    """`go ...` → (limits, perft depth or None, messages)."""
+    limits = Limits()
+    messages: list[str] = []
+    perft_depth = None
+    index = 0
+    while index < len(tokens):
+        word = tokens[index]
+        if word == "infinite":
+            limits.infinite = True
+        elif word == "ponder":
+            limits.infinite = True  # until pondering exists: think until told
+        elif word in _INT_FIELDS or word == "perft":
+            text = tokens[index + 1] if index + 1 < len(tokens) else None
+            index += 1
+            try:
+                value = int(float(text)) if text is not None else None
+            except (ValueError, OverflowError):
+                value = None
+            if value is None:
+                messages.append(f"go: {word} needs a number, got {text!r}; ignored")
+            else:
+                value = min(value, MAX_GO_VALUE)
+                if word == "perft":
+                    perft_depth = max(1, value)
+                else:
+                    if value < 0:
+                        messages.append(f"go: negative {word} {value} treated as 0")
+                        value = 0
+                    setattr(limits, word, value)
+        elif word == "searchmoves":
+            messages.append("go: searchmoves is not supported yet; searching all moves")
+            while index + 1 < len(tokens) and tokens[index + 1] not in _INT_FIELDS + ("infinite", "ponder"):
+                index += 1
+        else:
+            messages.append(f"go: unknown parameter {word!r} ignored")
+        index += 1
+    if limits.depth is not None:
+        limits.depth = max(1, limits.depth)
+    if limits.movestogo is not None and limits.movestogo <= 0:
+        limits.movestogo = None
+    return limits, perft_depth, messages

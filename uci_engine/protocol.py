@@ -1,0 +1,246 @@
+"""The UCI loop: read commands, keep the game state, run searches in a thread.
+
+The loop thread only parses and dispatches, so it can always answer
+`isready` and act on `stop`/`quit`; the search runs in a daemon thread that
+prints exactly one `bestmove` per `go`.
+"""
+from __future__ import annotations
+
+import random
+import sys
+import threading
+from typing import Callable, TextIO
+
+import chess
+
+from eval import describe
+from opening_book import OpeningBook
+from search.driver import Iteration, Searcher
+from search.timeman import Limits
+from uci_engine import __version__
+from uci_engine.info import info_line
+from uci_engine.options import Option, Options, split_setoption
+from uci_engine.output import Output
+from uci_engine.position_cmd import parse_go, parse_position
+from uci_engine.tools import DEFAULT_BENCH_DEPTH, bench, display, divide
+
+ENGINE_NAME = f"Pawnstorm {__version__}"
+ENGINE_AUTHOR = "the Pawnstorm developers"
+DEFAULT_BOOK = "<default>"
+
+
+class UciEngine:
+    def __init__(self, output: Output | None = None) -> None:
+        self.out = output or Output()
+        self.board = chess.Board()
+        self.debug = False
+        self.searcher = Searcher(16)
+        self.rng = random.Random()
+        self._book: OpeningBook | None = None
+        self._book_checked = False
+        self._search_thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.options = Options()
+        self.options.add(Option("Hash", "spin", 16, 1, 1024), self._on_hash)
+        self.options.add(Option("Clear Hash", "button"), lambda _: self.searcher.clear())
+        self.options.add(Option("Threads", "spin", 1, 1, 512), self._on_threads)
+        self.options.add(Option("Move Overhead", "spin", 30, 0, 5000))
+        self.options.add(Option("OwnBook", "check", True))
+        self.options.add(Option("BookFile", "string", DEFAULT_BOOK), self._on_book_file)
+        self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
+            "uci": self.cmd_uci,
+            "isready": lambda _: self.out.send("readyok"),
+            "ucinewgame": self.cmd_ucinewgame,
+            "position": self.cmd_position,
+            "go": self.cmd_go,
+            "stop": lambda _: self.stop_search(),
+            "ponderhit": lambda _: None,
+            "setoption": self.cmd_setoption,
+            "debug": self.cmd_debug,
+            "quit": lambda _: True,
+            "d": lambda _: self.out.send(display(self.board)),
+            "eval": lambda _: self.out.send(describe(self.board)),
+            "bench": self.cmd_bench,
+            "perft": self.cmd_perft,
+        }
+
+    # --- the loop ---------------------------------------------------------------
+
+    def run(self, stream: TextIO | None = None) -> None:
+        """Serve commands until `quit` or end of input."""
+        stream = stream or sys.stdin
+        try:
+            for line in stream:
+                if self.handle(line):
+                    break
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self._stop.set()
+            if self._search_thread is not None:
+                self._search_thread.join(timeout=0.5)
+
+    def handle(self, line: str) -> bool:
+        """Dispatch one command line; True means quit."""
+        tokens = line.split()
+        if not tokens:
+            return False
+        handler = self.handlers.get(tokens[0])
+        if handler is None:
+            if self.debug:
+                self.out.info_string(f"unknown command {tokens[0]!r} ignored")
+            return False
+        try:
+            return bool(handler(tokens[1:]))
+        except Exception as error:  # a bug in one command must not end the engine
+            self.out.info_string(f"error in {tokens[0]!r}: {type(error).__name__}: {error}")
+            return False
+
+    # --- commands --------------------------------------------------------------
+
+    def cmd_uci(self, _: list[str]) -> None:
+        self.out.send(f"id name {ENGINE_NAME}")
+        self.out.send(f"id author {ENGINE_AUTHOR}")
+        for declaration in self.options.declarations():
+            self.out.send(declaration)
+        self.out.send("uciok")
+
+    def cmd_debug(self, args: list[str]) -> None:
+        self.debug = bool(args) and args[0] == "on"
+
+    def cmd_ucinewgame(self, _: list[str]) -> None:
+        self.wait_for_search()
+        self.searcher.clear()
+        self.board = chess.Board()
+
+    def cmd_position(self, args: list[str]) -> None:
+        self.board, messages = parse_position(args, self.board)
+        for message in messages:
+            self.out.info_string(message)
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        parsed = split_setoption(args)
+        if parsed is None:
+            self.out.info_string("setoption: expected 'setoption name <name> [value <value>]'")
+            return
+        # Options that touch the search's tables must not change under it.
+        if parsed[0].strip().lower() in ("hash", "clear hash"):
+            self.wait_for_search()
+        for message in self.options.set(*parsed):
+            self.out.info_string(message)
+
+    def cmd_go(self, args: list[str]) -> None:
+        self.wait_for_search()
+        limits, perft_depth, messages = parse_go(args)
+        for message in messages:
+            self.out.info_string(message)
+        if perft_depth is not None:
+            divide(self.board.copy(), perft_depth, self.out.send)
+            return
+        board = self.board.copy()
+        book_move = self._book_move(board, limits)
+        self._stop.clear()
+        self._search_thread = threading.Thread(
+            target=self._think, args=(board, limits, book_move), name="search", daemon=True
+        )
+        self._search_thread.start()
+
+    def cmd_bench(self, args: list[str]) -> None:
+        depth = DEFAULT_BENCH_DEPTH
+        if args:
+            try:
+                depth = max(1, min(int(args[0]), 20))
+            except ValueError:
+                self.out.info_string(f"bench: depth {args[0]!r} is not a number; using {depth}")
+        self.wait_for_search()
+        bench(depth, emit=self.out.send)
+
+    def cmd_perft(self, args: list[str]) -> None:
+        try:
+            depth = int(args[0]) if args else 1
+        except ValueError:
+            self.out.info_string(f"perft: depth {args[0]!r} is not a number")
+            return
+        divide(self.board.copy(), max(1, depth), self.out.send)
+
+    # --- searching ---------------------------------------------------------------
+
+    def _think(self, board: chess.Board, limits: Limits, book_move: chess.Move | None) -> None:
+        """Search thread body: always ends by printing one legal `bestmove`."""
+        best: chess.Move | None = book_move
+        ponder: chess.Move | None = None
+        try:
+            if book_move is not None:
+                self.out.info_string(f"book move {book_move.uci()}")
+            else:
+                result = self.searcher.search(
+                    board, limits, move_overhead=int(self.options["Move Overhead"]),
+                    stop=self._stop, on_iteration=self._report,
+                )
+                best, ponder = result.best_move, result.ponder_move
+        except Exception as error:  # keep serving: fall back on any legal move
+            self.out.info_string(f"search error: {type(error).__name__}: {error}")
+        if best is None or best not in board.legal_moves:
+            best = next(iter(board.legal_moves), None)
+            ponder = None
+        if limits.infinite:
+            # UCI: in infinite mode bestmove waits for `stop` even if the search ended.
+            self._stop.wait()
+        if best is None:
+            self.out.send("bestmove 0000")
+        elif ponder is not None:
+            self.out.send(f"bestmove {best.uci()} ponder {ponder.uci()}")
+        else:
+            self.out.send(f"bestmove {best.uci()}")
+
+    def _report(self, iteration: Iteration) -> None:
+        self.out.send(info_line(iteration))
+
+    def stop_search(self) -> None:
+        self._stop.set()
+
+    def wait_for_search(self) -> None:
+        """Stop a running search (it prints its bestmove) and wait for it."""
+        thread = self._search_thread
+        if thread is not None and thread.is_alive():
+            self._stop.set()
+            thread.join()
+        self._search_thread = None
+
+    # --- book ----------------------------------------------------------------
+
+    def _book_move(self, board: chess.Board, limits: Limits) -> chess.Move | None:
+        """A book move for games under a clock; analysis requests always search."""
+        if not self.options["OwnBook"] or limits.infinite:
+            return None
+        if limits.depth is not None or limits.nodes is not None or limits.mate is not None:
+            return None
+        book = self._open_book()
+        return book.choose(board, self.rng) if book is not None else None
+
+    def _open_book(self) -> OpeningBook | None:
+        if self._book is None and not self._book_checked:
+            self._book_checked = True
+            path = str(self.options["BookFile"]).strip()
+            book = OpeningBook(None if path in ("", DEFAULT_BOOK) else path)
+            if book.error:
+                self.out.info_string(f"{book.error}; playing without a book")
+                return None
+            self._book = book
+        return self._book
+
+    # --- option callbacks ---------------------------------------------------------
+
+    def _on_hash(self, option: Option) -> None:
+        self.searcher.tt.resize(int(option.value))  # type: ignore[arg-type]
+
+    def _on_threads(self, option: Option) -> None:
+        if option.value != 1:
+            self.out.info_string(f"Threads set to {option.value}, but Pawnstorm searches with 1 thread")
+
+    def _on_book_file(self, option: Option) -> None:
+        if self._book is not None:
+            self._book.close()
+        self._book = None
+        self._book_checked = False
+        self._open_book()  # report a bad file now, while the user is looking
