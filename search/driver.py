@@ -39,6 +39,10 @@ class Iteration:
     time_ms: float
     hashfull: int
     pv: list[chess.Move] = field(default_factory=list)
+    #: True for the report of a depth that was stopped after a root
+    #: improvement: its first move is proven better than the previous
+    #: depth's, but not every root move has been searched.
+    partial: bool = False
 
     @property
     def mate_in(self) -> int | None:
@@ -72,7 +76,10 @@ class Searcher:
         self.tt = TranspositionTable(hash_mb)
         self.features = features
         self.orderer = MoveOrderer(MAX_PLY)
-        self._improved = False  # did the current depth raise alpha at the root?
+        # Best root move proven during the current depth (survives aborts and
+        # aspiration re-searches).
+        self._root_best_score = -INFINITY
+        self._root_best_pv: list[chess.Move] = []
 
     def clear(self) -> None:
         """Forget everything learnt (`ucinewgame`, `Clear Hash`)."""
@@ -127,11 +134,12 @@ class Searcher:
             except SearchAborted:
                 # A root move proven better during the aborted depth beats the
                 # previous depth's choice; otherwise keep the previous one.
-                if tree.pv[0] and self._improved:
-                    best_move = tree.pv[0][0]
-                    completed_pv = tree.pv[0]
-                    if completed is not None:
-                        completed.pv = list(completed_pv)
+                if self._root_best_pv:
+                    best_move = self._root_best_pv[0]
+                    completed = Iteration(depth, tree.seldepth, self._root_best_score, LOWER, tree.nodes,
+                                          elapsed_ms(), self.tt.hashfull(), list(self._root_best_pv), partial=True)
+                    if on_iteration:
+                        on_iteration(completed)
                 break
             completed = iteration
             best_move = iteration.pv[0]
@@ -154,7 +162,8 @@ class Searcher:
     # --- one depth, with aspiration windows --------------------------------
 
     def _deepen(self, tree, root_moves, depth, previous, elapsed_ms, on_iteration) -> Iteration:
-        self._improved = False
+        self._root_best_score = -INFINITY
+        self._root_best_pv = []
         if self.features.aspiration and previous is not None and depth >= ASPIRATION_MIN_DEPTH \
                 and abs(previous.score) < MATE_BOUND:
             delta = ASPIRATION_WINDOW
@@ -207,8 +216,11 @@ class Searcher:
                 if score > alpha:
                     alpha = score
                     tree.pv[0] = [move, *tree.pv[1]]
-                    # Only a move that beat the window is known to be good.
-                    self._improved = True
+                    # Only a move that beat the window is known to be good;
+                    # a fail-high bound from an earlier window may be better still.
+                    if score > self._root_best_score:
+                        self._root_best_score = score
+                        self._root_best_pv = list(tree.pv[0])
                     if score >= beta:
                         break
         if not tree.pv[0] and root_moves:

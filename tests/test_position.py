@@ -1,0 +1,63 @@
+"""The search's incremental state must always equal a from-scratch computation."""
+from __future__ import annotations
+
+import chess
+import chess.polyglot
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from eval import evaluate
+from search.position import Position
+from tests.strategies import boards
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed_board=boards(max_plies=30), choices=st.lists(st.integers(min_value=0, max_value=10_000), max_size=80))
+def test_incremental_key_and_eval_match_full_computation(seed_board: chess.Board, choices: list[int]) -> None:
+    board = seed_board.copy()
+    pos = Position(board)
+    start_key = pos.key
+    played = 0
+    for choice in choices:
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        pos.push(moves[choice % len(moves)])
+        played += 1
+        assert pos.key == chess.polyglot.zobrist_hash(board)
+        assert pos.evaluate() == evaluate(board)
+    for _ in range(played):
+        pos.pop()
+        assert pos.key == chess.polyglot.zobrist_hash(board)
+        assert pos.evaluate() == evaluate(board)
+    assert pos.key == start_key
+
+
+def test_special_moves_keep_key_and_eval_in_step() -> None:
+    """Castling both ways, en passant, promotion and under-promotion with capture."""
+    cases = [
+        ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", ["e1g1", "e8c8", "a1a8"]),
+        ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", ["e1c1", "e8g8", "h1h8"]),
+        ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", ["e5d6"]),
+        ("1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1", ["a7b8n"]),
+        ("4k3/P7/8/8/8/8/8/4K3 w - - 0 1", ["a7a8q"]),
+        ("4k3/8/8/8/1p6/8/P7/4K3 w - - 0 1", ["a2a4", "b4a3"]),
+    ]
+    for fen, ucis in cases:
+        board = chess.Board(fen)
+        pos = Position(board)
+        for uci in ucis:
+            pos.push(chess.Move.from_uci(uci))
+            assert pos.key == chess.polyglot.zobrist_hash(board), (fen, uci)
+            assert pos.evaluate() == evaluate(board), (fen, uci)
+
+
+def test_history_includes_game_moves_for_repetition() -> None:
+    """Repetitions against positions before the search root count too."""
+    board = chess.Board()
+    for uci in ("g1f3", "g8f6", "f3g1"):
+        board.push_uci(uci)
+    pos = Position(board)
+    assert not pos.is_draw()
+    pos.push(chess.Move.from_uci("f6g8"))  # back to the game's start position
+    assert pos.is_draw()

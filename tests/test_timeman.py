@@ -1,0 +1,49 @@
+"""Time allocation: soft/hard limits inside the clock, overhead subtracted."""
+from __future__ import annotations
+
+import chess
+import pytest
+
+from search.timeman import Limits, allocate
+
+
+def test_infinite_and_depth_only_have_no_time_limit() -> None:
+    assert allocate(Limits(infinite=True), chess.WHITE).hard is None
+    assert allocate(Limits(depth=5), chess.WHITE).hard is None
+    assert allocate(Limits(nodes=100), chess.BLACK).soft is None
+
+
+def test_movetime_uses_the_time_minus_overhead() -> None:
+    budget = allocate(Limits(movetime=1000), chess.WHITE, move_overhead=50)
+    assert budget.hard == budget.soft == 950
+
+
+@pytest.mark.parametrize("time_left, inc, mtg", [
+    (60_000, 0, None), (10_000, 100, None), (1_000, 10, None), (300, 0, None), (50, 0, None),
+    (5_000, 0, 1), (5_000, 0, 40), (120_000, 2_000, 5), (0, 0, None), (20, 1000, None),
+])
+@pytest.mark.parametrize("color", [chess.WHITE, chess.BLACK])
+def test_limits_fit_inside_the_clock(time_left: int, inc: int, mtg: int | None, color: chess.Color) -> None:
+    limits = Limits(wtime=time_left, btime=time_left, winc=inc, binc=inc, movestogo=mtg)
+    overhead = 30
+    budget = allocate(limits, color, move_overhead=overhead)
+    assert budget.soft is not None and budget.hard is not None
+    assert 0 < budget.soft <= budget.hard
+    # Never plan to use the overhead's share of the clock: the move must arrive in time.
+    assert budget.hard <= max(1.0, time_left - overhead)
+
+
+def test_uses_own_clock() -> None:
+    limits = Limits(wtime=60_000, btime=1_000)
+    assert allocate(limits, chess.WHITE).hard > allocate(limits, chess.BLACK).hard
+
+
+def test_movestogo_one_spends_more_than_sudden_death() -> None:
+    sudden = allocate(Limits(wtime=10_000), chess.WHITE)
+    last_move = allocate(Limits(wtime=10_000, movestogo=1), chess.WHITE)
+    assert last_move.hard > sudden.hard
+    assert last_move.hard < 10_000
+
+
+def test_increment_adds_thinking_time() -> None:
+    assert allocate(Limits(wtime=10_000, winc=1_000), chess.WHITE).soft > allocate(Limits(wtime=10_000), chess.WHITE).soft
