@@ -20,7 +20,7 @@ from search.alphabeta import INFINITY, MAX_PLY, AlphaBeta, SearchAborted
 from search.features import Features
 from search.ordering import MoveOrderer
 from search.position import MATE, MATE_BOUND, Position
-from search.timeman import Limits, TimeBudget, allocate
+from search.timeman import Deadlines, Limits, allocate
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable
 
 ASPIRATION_WINDOW = 35
@@ -93,14 +93,17 @@ class Searcher:
         *,
         move_overhead: int = 30,
         stop: threading.Event | None = None,
+        ponderhit: threading.Event | None = None,
         on_iteration: Callable[[Iteration], None] | None = None,
     ) -> SearchResult:
-        """Search `board` (left untouched) within `limits`; always returns a legal move if one exists."""
+        """Search `board` (left untouched) within `limits`; always returns a legal move if one exists.
+
+        With `limits.ponder` the clock starts only once `ponderhit` is set.
+        """
         limits = limits or Limits()
         stop = stop or threading.Event()
         start = time.perf_counter()
-        budget = allocate(limits, board.turn, move_overhead)
-        hard_deadline = start + budget.hard / 1000 if budget.hard is not None else None
+        deadlines = Deadlines(allocate(limits, board.turn, move_overhead), start, active=not limits.ponder)
         max_nodes = limits.nodes
 
         def should_stop(nodes: int) -> bool:
@@ -108,7 +111,10 @@ class Searcher:
                 return True
             if max_nodes is not None and nodes >= max_nodes:
                 return True
-            return hard_deadline is not None and time.perf_counter() >= hard_deadline
+            now = time.perf_counter()
+            if not deadlines.active and ponderhit is not None and ponderhit.is_set():
+                deadlines.activate(now)
+            return deadlines.hard_passed(now)
 
         def elapsed_ms() -> float:
             return (time.perf_counter() - start) * 1000
@@ -118,6 +124,9 @@ class Searcher:
         pos = Position(board.copy())
         tree = AlphaBeta(pos, self.tt, self.features, should_stop, self.orderer)
         root_moves = pos.legal_moves()
+        if limits.searchmoves:
+            wanted = set(limits.searchmoves)
+            root_moves = [move for move in root_moves if move.uci() in wanted] or root_moves
         if self.features.ordering:
             entry = self.tt.probe(pos.key)
             root_moves = self.orderer.order(pos.board, root_moves, entry.move if entry else None, 0)
@@ -145,7 +154,8 @@ class Searcher:
             best_move = iteration.pv[0]
             root_moves.remove(best_move)
             root_moves.insert(0, best_move)
-            if self._should_finish(iteration, limits, budget, elapsed_ms(), len(root_moves)):
+            should_stop(tree.nodes)  # starts the clock after a ponderhit
+            if self._should_finish(iteration, limits, deadlines, len(root_moves)):
                 break
 
         pv = completed.pv if completed else ([best_move] if best_move else [])
@@ -199,6 +209,7 @@ class Searcher:
         tree.seldepth = 0
         tree.pv[0] = []
         best_score = -INFINITY
+        original_alpha = alpha
         pvs = self.features.pvs
         for index, move in enumerate(root_moves):
             pos.push(move)
@@ -225,21 +236,23 @@ class Searcher:
                         break
         if not tree.pv[0] and root_moves:
             tree.pv[0] = [root_moves[0]]
+        if self.features.transposition and root_moves:
+            bound = LOWER if best_score >= beta else EXACT if best_score > original_alpha else UPPER
+            self.tt.store(pos.key, depth, bound, best_score, tree.pv[0][0], 0)
         return best_score
 
     @staticmethod
-    def _should_finish(iteration: Iteration, limits: Limits, budget: TimeBudget, elapsed: float,
-                       root_move_count: int) -> bool:
-        if limits.infinite:
-            return False
+    def _should_finish(iteration: Iteration, limits: Limits, deadlines: Deadlines, root_move_count: int) -> bool:
+        """After a completed depth: is it time to answer?"""
         if limits.mate is not None and iteration.mate_in is not None and 0 < iteration.mate_in <= limits.mate:
             return True
-        if budget.soft is not None:
-            if root_move_count == 1:
-                return True  # forced move: don't waste the clock
-            if elapsed >= budget.soft:
-                return True
+        if not deadlines.timed:
+            return False  # infinite, pondering, or depth/nodes only
+        if root_move_count == 1:
+            return True  # forced move: don't waste the clock
+        if deadlines.soft_passed(time.perf_counter()):
+            return True
         # Under a clock, a proven mate is not worth more time: deeper depths
         # can only find a shorter one, and the game is decided either way.
         mate_in = iteration.mate_in
-        return budget.hard is not None and mate_in is not None and iteration.depth >= 2 * abs(mate_in) + 2
+        return mate_in is not None and iteration.depth >= 2 * abs(mate_in) + 2

@@ -35,6 +35,10 @@ class Limits:
     nodes: int | None = None
     mate: int | None = None
     infinite: bool = False
+    #: Thinking on the opponent's time: no clock until `ponderhit`.
+    ponder: bool = False
+    #: Restrict the root to these moves (UCI notation), if given.
+    searchmoves: list[str] | None = None
 
     def clock(self, color: chess.Color) -> tuple[int | None, int]:
         """(time left, increment) of `color`."""
@@ -53,7 +57,7 @@ class TimeBudget:
 
 def allocate(limits: Limits, color: chess.Color, move_overhead: int = 30) -> TimeBudget:
     """Decide how long to think about this move."""
-    if limits.infinite:
+    if limits.infinite and not limits.ponder:
         return TimeBudget(None, None)
     if limits.movetime is not None:
         # Use all of it: keep deepening until the hard limit cuts in.
@@ -74,3 +78,37 @@ def allocate(limits: Limits, color: chess.Color, move_overhead: int = 30) -> Tim
     hard = max(1.0, min(optimum * 3.0, ceiling))
     soft = max(1.0, min(optimum * 0.6, hard))
     return TimeBudget(soft, hard)
+
+
+class Deadlines:
+    """The budget turned into wall-clock instants; dormant while pondering.
+
+    `ponderhit` starts the clock: from then on the search behaves as if it had
+    been started with the same limits at that moment (having a head start).
+    """
+
+    def __init__(self, budget: TimeBudget, now: float, active: bool = True) -> None:
+        self.budget = budget
+        self.soft: float | None = None
+        self.hard: float | None = None
+        self.active = False
+        if active:
+            self.activate(now)
+
+    def activate(self, now: float) -> None:
+        if self.budget.hard is not None:
+            self.hard = now + self.budget.hard / 1000
+        if self.budget.soft is not None:
+            self.soft = now + self.budget.soft / 1000
+        self.active = True
+
+    def hard_passed(self, now: float) -> bool:
+        return self.hard is not None and now >= self.hard
+
+    def soft_passed(self, now: float) -> bool:
+        return self.soft is not None and now >= self.soft
+
+    @property
+    def timed(self) -> bool:
+        """Is a clock running (so time is worth saving)?"""
+        return self.active and self.hard is not None

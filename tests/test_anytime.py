@@ -62,3 +62,10 @@ def test_forced_move_is_played_without_a_long_think() -> None:
     result = Searcher(8).search(board, Limits(wtime=60_000, btime=60_000), on_iteration=reports.append)
     assert result.best_move == chess.Move.from_uci("h1g2")
     assert len(reports) == 1
+
+
+def test_searchmoves_restricts_the_root() -> None:
+    board = chess.Board()
+    for allowed in (["a2a3"], ["h2h4", "b1a3"]):
+        result = Searcher(8).search(board, Limits(depth=3, searchmoves=allowed))
+        assert result.best_move.uci() in allowed

@@ -32,6 +32,8 @@ def parse_position(tokens: list[str], current: chess.Board) -> tuple[chess.Board
     else:
         setup, moves = tokens, []
 
+    if not setup:
+        return current, ["position: expected 'startpos' or 'fen' before 'moves'; position unchanged"]
     if setup[0] == "startpos":
         board = chess.Board()
     elif setup[0] == "fen":
@@ -81,47 +83,72 @@ def board_from_fen(fen: str) -> tuple[chess.Board, list[str]] | str:
 
 
 _INT_FIELDS = ("wtime", "btime", "winc", "binc", "movestogo", "movetime", "depth", "nodes", "mate")
+_KEYWORDS = frozenset(_INT_FIELDS + ("infinite", "ponder", "searchmoves", "perft"))
 
 
 def parse_go(tokens: list[str]) -> tuple[Limits, int | None, list[str]]:
-    """`go ...` → (limits, perft depth or None, messages)."""
+    """`go ...` → (limits, perft depth or None, messages).
+
+    A parameter with a missing or malformed number is reported and ignored; a
+    `go perft` without a valid depth is reported and does nothing (perft depth
+    0 is returned so that no search starts).
+    """
     limits = Limits()
     messages: list[str] = []
     perft_depth = None
     index = 0
     while index < len(tokens):
         word = tokens[index]
+        index += 1
         if word == "infinite":
             limits.infinite = True
         elif word == "ponder":
-            limits.infinite = True  # until pondering exists: think until told
+            limits.ponder = True
+        elif word == "searchmoves":
+            moves = []
+            while index < len(tokens) and _looks_like_move(tokens[index]):
+                moves.append(tokens[index])
+                index += 1
+            limits.searchmoves = moves
         elif word in _INT_FIELDS or word == "perft":
-            text = tokens[index + 1] if index + 1 < len(tokens) else None
-            index += 1
-            try:
-                value = int(float(text)) if text is not None else None
-            except (ValueError, OverflowError):
-                value = None
+            text = tokens[index] if index < len(tokens) and tokens[index] not in _KEYWORDS else None
+            if text is not None:
+                index += 1
+            value = _parse_int(text)
             if value is None:
                 messages.append(f"go: {word} needs a number, got {text!r}; ignored")
-            else:
-                value = min(value, MAX_GO_VALUE)
                 if word == "perft":
-                    perft_depth = max(1, value)
-                else:
-                    if value < 0:
-                        messages.append(f"go: negative {word} {value} treated as 0")
-                        value = 0
-                    setattr(limits, word, value)
-        elif word == "searchmoves":
-            messages.append("go: searchmoves is not supported yet; searching all moves")
-            while index + 1 < len(tokens) and tokens[index + 1] not in _INT_FIELDS + ("infinite", "ponder"):
-                index += 1
+                    perft_depth = 0
+                continue
+            value = min(value, MAX_GO_VALUE)
+            if word == "perft":
+                perft_depth = max(1, value)
+                continue
+            if value < 0:
+                messages.append(f"go: negative {word} {value} treated as 0")
+                value = 0
+            setattr(limits, word, value)
         else:
             messages.append(f"go: unknown parameter {word!r} ignored")
-        index += 1
     if limits.depth is not None:
         limits.depth = max(1, limits.depth)
     if limits.movestogo is not None and limits.movestogo <= 0:
         limits.movestogo = None
     return limits, perft_depth, messages
+
+
+def _parse_int(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(float(text))
+    except (ValueError, OverflowError):
+        return None
+
+
+def _looks_like_move(token: str) -> bool:
+    try:
+        chess.Move.from_uci(token)
+    except ValueError:
+        return False
+    return True

@@ -26,7 +26,9 @@ from uci_engine.tools import DEFAULT_BENCH_DEPTH, bench, display, divide
 
 ENGINE_NAME = f"Pawnstorm {__version__}"
 ENGINE_AUTHOR = "the Pawnstorm developers"
-DEFAULT_BOOK = "<default>"
+#: BookFile value meaning "the book shipped inside the package".  Not
+#: "<default>": python-chess's option parser splits on the word "default".
+DEFAULT_BOOK = "<bundled>"
 
 
 class UciEngine:
@@ -40,11 +42,16 @@ class UciEngine:
         self._book_checked = False
         self._search_thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._ponderhit = threading.Event()
+        # Set by `stop`, `ponderhit` and `quit`: lets a search that finished
+        # early under `go infinite` / `go ponder` send its bestmove.
+        self._release = threading.Event()
         self.options = Options()
         self.options.add(Option("Hash", "spin", 16, 1, 1024), self._on_hash)
         self.options.add(Option("Clear Hash", "button"), lambda _: self.searcher.clear())
         self.options.add(Option("Threads", "spin", 1, 1, 512), self._on_threads)
         self.options.add(Option("Move Overhead", "spin", 30, 0, 5000))
+        self.options.add(Option("Ponder", "check", False))
         self.options.add(Option("OwnBook", "check", True))
         self.options.add(Option("BookFile", "string", DEFAULT_BOOK), self._on_book_file)
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
@@ -54,7 +61,7 @@ class UciEngine:
             "position": self.cmd_position,
             "go": self.cmd_go,
             "stop": lambda _: self.stop_search(),
-            "ponderhit": lambda _: None,
+            "ponderhit": self.cmd_ponderhit,
             "setoption": self.cmd_setoption,
             "debug": self.cmd_debug,
             "quit": lambda _: True,
@@ -77,6 +84,7 @@ class UciEngine:
             pass
         finally:
             self._stop.set()
+            self._release.set()
             if self._search_thread is not None:
                 self._search_thread.join(timeout=0.5)
 
@@ -135,11 +143,14 @@ class UciEngine:
         for message in messages:
             self.out.info_string(message)
         if perft_depth is not None:
-            divide(self.board.copy(), perft_depth, self.out.send)
+            if perft_depth > 0:
+                divide(self.board.copy(), perft_depth, self.out.send)
             return
         board = self.board.copy()
         book_move = self._book_move(board, limits)
         self._stop.clear()
+        self._ponderhit.clear()
+        self._release.clear()
         self._search_thread = threading.Thread(
             target=self._think, args=(board, limits, book_move), name="search", daemon=True
         )
@@ -175,7 +186,7 @@ class UciEngine:
             else:
                 result = self.searcher.search(
                     board, limits, move_overhead=int(self.options["Move Overhead"]),
-                    stop=self._stop, on_iteration=self._report,
+                    stop=self._stop, ponderhit=self._ponderhit, on_iteration=self._report,
                 )
                 best, ponder = result.best_move, result.ponder_move
         except Exception as error:  # keep serving: fall back on any legal move
@@ -183,9 +194,10 @@ class UciEngine:
         if best is None or best not in board.legal_moves:
             best = next(iter(board.legal_moves), None)
             ponder = None
-        if limits.infinite:
-            # UCI: in infinite mode bestmove waits for `stop` even if the search ended.
-            self._stop.wait()
+        if limits.infinite or (limits.ponder and not self._ponderhit.is_set()):
+            # UCI: while pondering or in infinite mode, bestmove waits for
+            # `stop` (or `ponderhit`) even if the search ended by itself.
+            self._release.wait()
         if best is None:
             self.out.send("bestmove 0000")
         elif ponder is not None:
@@ -198,12 +210,18 @@ class UciEngine:
 
     def stop_search(self) -> None:
         self._stop.set()
+        self._release.set()
+
+    def cmd_ponderhit(self, _: list[str]) -> None:
+        """The opponent played the move we pondered on: the clock now runs."""
+        self._ponderhit.set()
+        self._release.set()
 
     def wait_for_search(self) -> None:
         """Stop a running search (it prints its bestmove) and wait for it."""
         thread = self._search_thread
         if thread is not None and thread.is_alive():
-            self._stop.set()
+            self.stop_search()
             thread.join()
         self._search_thread = None
 
@@ -211,7 +229,7 @@ class UciEngine:
 
     def _book_move(self, board: chess.Board, limits: Limits) -> chess.Move | None:
         """A book move for games under a clock; analysis requests always search."""
-        if not self.options["OwnBook"] or limits.infinite:
+        if not self.options["OwnBook"] or limits.infinite or limits.ponder:
             return None
         if limits.depth is not None or limits.nodes is not None or limits.mate is not None:
             return None
