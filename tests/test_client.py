@@ -13,23 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import signal
-import subprocess
 import threading
-import time
 from pathlib import Path
 
 import chess
 import chess.engine
 import pytest
 
+from tests.uci_process import RawEngine
+
 #: Hang guard for one whole test that drives a python-chess engine (SimpleEngine
 #: has no timeout of its own for depth/node limits): the process is killed, the
 #: pending call raises and the test fails.
 TEST_GUARD = 90.0
 #: Hang guard for one raw read.
-READ_GUARD = 30.0
 #: How many mate-in-2 puzzles of the shared suite are checked.
 MATE2_COUNT = int(os.environ.get("PAWNSTORM_MATE2_COUNT", "12"))
 
@@ -413,87 +411,6 @@ def test_opening_with_book_under_a_clock(engine):
 
 
 # --- raw pipes: input no client library would send ----------------------------------------------------
-
-
-class RawEngine:
-    """The engine over plain pipes; a reader thread feeds stdout lines into a queue."""
-
-    def __init__(self, cmd: list[str], cwd: Path, env: dict[str, str], stderr_path: Path) -> None:
-        self._stderr_path = stderr_path
-        self._stderr = open(stderr_path, "w")
-        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self._stderr, text=True, bufsize=1)
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.transcript: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\r\n"))
-        self.lines.put(None)
-
-    def send(self, command: str) -> None:
-        self.transcript.append(f">> {command}")
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(command + "\n")
-        self.proc.stdin.flush()
-
-    def context(self) -> str:
-        return "\n".join(self.transcript[-80:]) + f"\n--- stderr ---\n{self.stderr()}"
-
-    def stderr(self) -> str:
-        self._stderr.flush()
-        return self._stderr_path.read_text(errors="replace")
-
-    def expect(self, prefix: str, timeout: float = READ_GUARD) -> tuple[str, list[str]]:
-        """The first line equal to / starting with `prefix` and the lines before it."""
-        seen: list[str] = []
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                pytest.fail(f"timed out after {timeout}s waiting for {prefix!r}\n{self.context()}")
-            try:
-                line = self.lines.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if line is None:
-                pytest.fail(f"engine closed stdout while waiting for {prefix!r} "
-                            f"(exit code {self.proc.poll()})\n{self.context()}")
-            self.transcript.append(f"<< {line}")
-            if line == prefix or line.startswith(prefix + " "):
-                return line, seen
-            seen.append(line)
-
-    def sync(self) -> list[str]:
-        """isready round trip; returns every line that came before readyok."""
-        self.send("isready")
-        return self.expect("readyok")[1]
-
-    def bestmove(self, board: chess.Board) -> tuple[chess.Move, list[str]]:
-        line, before = self.expect("bestmove")
-        parts = line.split()
-        assert len(parts) in (2, 4), f"malformed {line!r}\n{self.context()}"
-        move = chess.Move.from_uci(parts[1])
-        assert move in board.legal_moves, f"illegal {line!r} in {board.fen()}\n{self.context()}"
-        return move, before
-
-    def wait_exit(self, timeout: float = READ_GUARD) -> int:
-        try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"engine did not exit within {timeout}s\n{self.context()}")
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        for stream in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(OSError, ValueError):
-                if stream:
-                    stream.close()
-        self._stderr.close()
 
 
 @pytest.fixture

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Measure how fast the engine answers `stop` (and exits on `quit`) mid-search.
+
+    python tools/latency.py --engine .venv/bin/pawnstorm --trials 200 --mode stop
+    python tools/latency.py --engine .venv/bin/pawnstorm --trials 50 --mode quit
+
+`stop`: one engine process; each trial sends `position ...`, `go infinite`,
+waits a random 50-400 ms, sends `stop` and times the arrival of `bestmove`.
+`quit`: a fresh process per trial; times from `quit` to process exit.
+Prints median, 95th percentile and maximum in milliseconds.
+"""
+from __future__ import annotations
+
+import argparse
+import queue
+import random
+import shlex
+import statistics
+import subprocess
+import threading
+import time
+
+POSITIONS = [
+    "startpos",
+    "fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "fen r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1",
+    "fen 8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "startpos moves e2e4 e7e5 g1f3 b8c6 f1b5 a7a6",
+]
+
+
+class Engine:
+    def __init__(self, command: list[str]) -> None:
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.lines: queue.Queue[tuple[float, str | None]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put((time.perf_counter(), line.strip()))
+        self.lines.put((time.perf_counter(), None))
+
+    def send(self, line: str) -> float:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return time.perf_counter()
+
+    def wait_for(self, prefix: str, timeout: float = 30.0) -> float:
+        deadline = time.monotonic() + timeout
+        while True:
+            stamp, line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            if line is None:
+                raise RuntimeError("engine exited")
+            if line.startswith(prefix):
+                return stamp
+
+
+def start(command: list[str]) -> Engine:
+    engine = Engine(command)
+    engine.send("uci")
+    engine.wait_for("uciok")
+    engine.send("setoption name OwnBook value false")
+    engine.send("isready")
+    engine.wait_for("readyok")
+    return engine
+
+
+def measure_stop(command: list[str], trials: int, rng: random.Random) -> list[float]:
+    engine = start(command)
+    samples = []
+    for _ in range(trials):
+        engine.send(f"position {rng.choice(POSITIONS)}")
+        engine.send("go infinite")
+        time.sleep(rng.uniform(0.05, 0.4))
+        sent = engine.send("stop")
+        samples.append((engine.wait_for("bestmove") - sent) * 1000)
+    engine.send("quit")
+    engine.proc.wait(timeout=10)
+    return samples
+
+
+def measure_quit(command: list[str], trials: int, rng: random.Random) -> list[float]:
+    samples = []
+    for _ in range(trials):
+        engine = start(command)
+        engine.send(f"position {rng.choice(POSITIONS)}")
+        engine.send("go infinite")
+        engine.wait_for("info depth")
+        time.sleep(rng.uniform(0.05, 0.4))
+        sent = engine.send("quit")
+        engine.proc.wait(timeout=30)
+        samples.append((time.perf_counter() - sent) * 1000)
+    return samples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--engine", default=".venv/bin/pawnstorm")
+    parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--mode", choices=["stop", "quit"], default="stop")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    command = shlex.split(args.engine)
+    samples = (measure_stop if args.mode == "stop" else measure_quit)(command, args.trials, rng)
+    samples.sort()
+    p95 = samples[min(len(samples) - 1, int(len(samples) * 0.95))]
+    print(f"{args.mode}: trials {len(samples)}, median {statistics.median(samples):.1f} ms, "
+          f"p95 {p95:.1f} ms, max {samples[-1]:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
