@@ -6,6 +6,7 @@ prints exactly one `bestmove` per `go`.
 """
 from __future__ import annotations
 
+import io
 import random
 import sys
 import threading
@@ -75,7 +76,9 @@ class UciEngine:
 
     def run(self, stream: TextIO | None = None) -> None:
         """Serve commands until `quit` or end of input."""
-        stream = stream or sys.stdin
+        if stream is None:
+            # Bytes that are not UTF-8 must not end the engine: decode leniently.
+            stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline=None)
         try:
             for line in stream:
                 if self.handle(line):
@@ -177,20 +180,32 @@ class UciEngine:
     # --- searching ---------------------------------------------------------------
 
     def _think(self, board: chess.Board, limits: Limits, book_move: chess.Move | None) -> None:
-        """Search thread body: always ends by printing one legal `bestmove`."""
+        """Search thread body: always ends by printing one legal `bestmove`.
+
+        This is the search thread's boundary: an unexpected exception inside
+        the search is reported and the best move reported so far (or any
+        legal move) is played, so the GUI always gets an answer.
+        """
         best: chess.Move | None = book_move
         ponder: chess.Move | None = None
+        reported: list[Iteration] = []
+
+        def report(iteration: Iteration) -> None:
+            reported.append(iteration)
+            self.out.send(info_line(iteration))
+
         try:
             if book_move is not None:
                 self.out.info_string(f"book move {book_move.uci()}")
             else:
                 result = self.searcher.search(
                     board, limits, move_overhead=int(self.options["Move Overhead"]),
-                    stop=self._stop, ponderhit=self._ponderhit, on_iteration=self._report,
+                    stop=self._stop, ponderhit=self._ponderhit, on_iteration=report,
                 )
                 best, ponder = result.best_move, result.ponder_move
-        except Exception as error:  # keep serving: fall back on any legal move
+        except Exception as error:  # keep serving: fall back on what we know
             self.out.info_string(f"search error: {type(error).__name__}: {error}")
+            best = reported[-1].pv[0] if reported and reported[-1].pv else None
         if best is None or best not in board.legal_moves:
             best = next(iter(board.legal_moves), None)
             ponder = None
@@ -204,9 +219,6 @@ class UciEngine:
             self.out.send(f"bestmove {best.uci()} ponder {ponder.uci()}")
         else:
             self.out.send(f"bestmove {best.uci()}")
-
-    def _report(self, iteration: Iteration) -> None:
-        self.out.send(info_line(iteration))
 
     def stop_search(self) -> None:
         self._stop.set()

@@ -1,0 +1,149 @@
+"""Hardening: the engine's state and output survive bugs and bad tables."""
+from __future__ import annotations
+
+import io
+import random
+import subprocess
+import threading
+
+import time
+
+import chess
+
+from search.alphabeta import AlphaBeta
+from search.driver import Searcher
+from search.position import Position
+from search.timeman import Limits
+from uci_engine.output import Output
+from uci_engine.protocol import UciEngine
+
+
+def test_illegal_move_in_the_transposition_table_is_never_played() -> None:
+    """A key collision can hand the search a move from another position."""
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    searcher = Searcher(1)
+    bogus = chess.Move.from_uci("a1a8")  # not legal here (own pawn in the way)
+    assert bogus not in board.legal_moves
+    key = Position(board.copy()).key
+    for depth in range(1, 30):
+        searcher.tt.store(key, depth, 0, 9999, bogus, 0)
+    result = searcher.search(board, Limits(depth=3))
+    assert result.best_move in board.legal_moves
+    assert all(move != bogus for move in result.pv)
+
+
+def test_output_lines_stay_whole_under_concurrent_writers() -> None:
+    stream = io.StringIO()
+    out = Output(stream)
+    lines = {f"info string writer {w} line {i} " + "x" * 200 for w in range(8) for i in range(200)}
+
+    def write(writer: int) -> None:
+        for i in range(200):
+            out.send(f"info string writer {writer} line {i} " + "x" * 200)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert set(stream.getvalue().splitlines()) == lines
+
+
+def test_output_to_a_closed_pipe_is_silenced() -> None:
+    class Broken(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+    out = Output(Broken())
+    out.send("bestmove e2e4")  # must not raise
+    assert out.closed
+
+
+def test_search_exception_still_gives_a_legal_bestmove(monkeypatch) -> None:
+    """A bug deep in the search is reported; the last reported best move is played."""
+    stream = io.StringIO()
+    engine = UciEngine(Output(stream))
+    engine.handle("setoption name OwnBook value false")
+    engine.handle("position startpos moves e2e4")
+    calls = {"n": 0}
+    real = AlphaBeta.quiescence
+
+    def flaky(self, alpha, beta, ply):
+        calls["n"] += 1
+        if calls["n"] > 3000:
+            raise RuntimeError("injected fault")
+        return real(self, alpha, beta, ply)
+
+    monkeypatch.setattr(AlphaBeta, "quiescence", flaky)
+    engine.handle("go depth 8")
+    engine._search_thread.join(timeout=60)
+    output = stream.getvalue().splitlines()
+    assert any("search error: RuntimeError: injected fault" in line for line in output)
+    infos = [line for line in output if line.startswith("info depth")]
+    bestmoves = [line for line in output if line.startswith("bestmove")]
+    assert len(bestmoves) == 1
+    board = chess.Board()
+    board.push_uci("e2e4")
+    move = chess.Move.from_uci(bestmoves[0].split()[1])
+    assert move in board.legal_moves
+    assert infos, "the fault should come after at least one finished depth"
+    assert move.uci() == infos[-1].split(" pv ")[1].split()[0]
+    # And the engine keeps serving.
+    monkeypatch.setattr(AlphaBeta, "quiescence", real)
+    engine.handle("isready")
+    assert stream.getvalue().splitlines()[-1] == "readyok"
+
+
+SCRIPT = [
+    "uci", "isready", "setoption name Hash value 8", "ucinewgame", "position startpos moves e2e4 e7e5",
+    "go infinite", "isready", "stop", "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "go wtime 3000 btime 3000 winc 50 binc 50", "setoption name Clear Hash", "go depth 4", "bench 1", "go ponder",
+    "ponderhit", "go movetime 50",
+]
+
+
+def _run_and_quit(engine_cmd, cwd, env, cut: int, pause: float) -> subprocess.CompletedProcess:
+    proc = subprocess.Popen(engine_cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None
+    for line in SCRIPT[:cut]:
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+    time.sleep(pause)
+    proc.stdin.write("quit\n")
+    proc.stdin.flush()
+    try:
+        _, err = proc.communicate(timeout=60)  # hang guard only
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError(f"engine did not quit (cut after {cut} lines)")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, "", err)
+
+
+def test_quit_at_any_moment_exits_cleanly(engine_cmd, repo_root, engine_env) -> None:
+    rng = random.Random(7)
+    for cut in sorted(rng.sample(range(len(SCRIPT) + 1), 8)):
+        done = _run_and_quit(engine_cmd, repo_root, engine_env, cut, rng.uniform(0.0, 0.3))
+        assert done.returncode == 0, (cut, done.stderr)
+        assert "Traceback" not in done.stderr, done.stderr
+
+
+def test_gui_going_away_ends_the_engine_quietly(engine_cmd, repo_root, engine_env) -> None:
+    """Reading end of stdout closed: writes raise SIGPIPE / EPIPE; no traceback, no hang."""
+    proc = subprocess.Popen(engine_cmd, cwd=repo_root, env=engine_env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdout.close()
+    try:
+        proc.stdin.write("uci\nisready\ngo depth 3\n")
+        proc.stdin.flush()
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass  # the engine may already be gone: that is the point
+    try:
+        proc.wait(timeout=60)  # hang guard only
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("engine hung after its stdout was closed")
+    assert proc.stderr is not None
+    assert "Traceback" not in proc.stderr.read()
