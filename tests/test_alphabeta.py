@@ -115,9 +115,9 @@ def test_repetition_is_a_draw_inside_the_search() -> None:
 
 
 def test_fifty_move_rule_is_a_draw_inside_the_search() -> None:
-    board = chess.Board("7k/8/8/8/8/8/8/K6Q w - - 99 80")
+    board = chess.Board("7k/8/8/8/8/8/8/K5Q1 w - - 99 80")
     pos = Position(board)
-    pos.push(chess.Move.from_uci("h1h2"))
+    pos.push(chess.Move.from_uci("g1g2"))
     assert pos.is_draw()
 
 

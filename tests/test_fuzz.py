@@ -19,7 +19,7 @@ import pytest
 
 from tests.uci_process import RawEngine, send_bytes
 
-FUZZ_LINES = int(os.environ.get("PAWNSTORM_FUZZ_LINES", "2500"))
+FUZZ_LINES = int(os.environ.get("PAWNSTORM_FUZZ_LINES", "5000"))
 FUZZ_SEED = int(os.environ.get("PAWNSTORM_FUZZ_SEED", "20261122"))
 BATCH = 40
 #: Generous guard for a batch's pending bestmoves after `stop` (not a timing assertion).
@@ -30,7 +30,7 @@ VALID_FENS = [
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
     "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
     "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 3",
-    "7k/8/8/8/8/8/8/K6Q w - - 99 80",
+    "7k/8/8/8/8/8/8/K5Q1 w - - 99 80",
     "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
 ]
 #: FENs python-chess parses but the engine must refuse: kings missing or
@@ -119,15 +119,22 @@ class Fuzzer:
             return f"position fen {fen}"
         if kind < 0.75:
             fen = rng.choice(GARBAGE_FENS)
+            expected = expected_board(fen) if fen.strip() else None
+            if expected is not None:
+                self.board = expected
             return f"position fen {fen}".rstrip()
         if kind < 0.85:
             line = rng.choice(["position", "position moves e2e4", "position foo", "position startpos moves"])
             if line == "position startpos moves":
                 self.board = chess.Board()
             return line
-        # truncated FEN: only some fields
+        # Truncated FEN: python-chess fills missing fields with defaults.
         fields = rng.choice(VALID_FENS).split()
-        return "position fen " + " ".join(fields[: rng.randint(1, 3)])
+        fen = " ".join(fields[: rng.randint(1, 3)])
+        expected = expected_board(fen)
+        if expected is not None:
+            self.board = expected
+        return "position fen " + fen
 
     def go_line(self) -> str:
         rng = self.rng

@@ -147,3 +147,12 @@ def test_gui_going_away_ends_the_engine_quietly(engine_cmd, repo_root, engine_en
         raise AssertionError("engine hung after its stdout was closed")
     assert proc.stderr is not None
     assert "Traceback" not in proc.stderr.read()
+
+
+def test_huge_bad_input_is_not_echoed_back_in_full() -> None:
+    stream = io.StringIO()
+    engine = UciEngine(Output(stream))
+    engine.handle("position fen " + "x" * 100_000)
+    (line,) = stream.getvalue().splitlines()
+    assert line.startswith("info string position: invalid FEN")
+    assert len(line) < 500

@@ -11,6 +11,10 @@ import threading
 from typing import TextIO
 
 
+#: Longest `info string` text sent; longer messages are cut.
+MAX_MESSAGE = 300
+
+
 class Output:
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
@@ -28,5 +32,9 @@ class Output:
                 self.closed = True
 
     def info_string(self, message: str) -> None:
-        # Newlines would end the info line early and confuse the GUI.
-        self.send("info string " + " ".join(message.split()))
+        # Newlines would end the info line early and confuse the GUI, and
+        # echoing a huge bad input back in full would flood it.
+        text = " ".join(message.split())
+        if len(text) > MAX_MESSAGE:
+            text = text[:MAX_MESSAGE] + f"... ({len(text)} chars)"
+        self.send("info string " + text)
