@@ -105,9 +105,10 @@ def test_prefers_shorter_mate() -> None:
 
 def test_repetition_is_a_draw_inside_the_search() -> None:
     """One repetition of a position (same side to move) is scored as a draw."""
-    board = chess.Board("7k/8/8/8/8/8/8/K6Q w - - 0 1")
+    board = chess.Board("7k/8/8/8/8/8/8/K4Q2 w - - 0 1")
+    assert board.is_valid()
     pos = Position(board.copy())
-    for uci in ("h1h2", "h8g8", "h2h1", "g8h8"):
+    for uci in ("f1f2", "h8g8", "f2f1", "g8h8"):
         pos.push(chess.Move.from_uci(uci))
     assert pos.is_draw()  # same position as at the start, same side to move
     pos.pop()
@@ -116,6 +117,7 @@ def test_repetition_is_a_draw_inside_the_search() -> None:
 
 def test_fifty_move_rule_is_a_draw_inside_the_search() -> None:
     board = chess.Board("7k/8/8/8/8/8/8/K5Q1 w - - 99 80")
+    assert board.is_valid()
     pos = Position(board)
     pos.push(chess.Move.from_uci("g1g2"))
     assert pos.is_draw()
