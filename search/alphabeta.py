@@ -88,15 +88,16 @@ class AlphaBeta:
             return pos.evaluate()
 
         key = pos.key
-        hash_move = None
+        hash_move = 0
         pv_node = beta - alpha > 1
         if features.transposition:
-            entry = self.tt.probe(key)
-            if entry is not None:
-                hash_move = entry.move
-                if not pv_node and entry.depth >= depth:
-                    score = score_from_tt(entry.score, ply)
-                    bound = entry.bound
+            data = self.tt.probe_data(key)
+            if data:
+                # Unpacked inline (layout in search.tt): this runs at every node.
+                hash_move = (data >> 27) & 0xFFFF
+                if not pv_node and data & 255 >= depth:
+                    score = score_from_tt(((data >> 10) & 0x1FFFF) - 65536, ply)
+                    bound = (data >> 8) & 3
                     if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                         return score
 
@@ -162,7 +163,7 @@ class AlphaBeta:
             best_score = -INFINITY
             stand_pat = -INFINITY
             if self.features.ordering:
-                moves = self.orderer.order(pos.board, moves, None, ply)
+                moves = self.orderer.order(pos.board, moves, 0, ply)
         else:
             stand_pat = pos.evaluate()
             if stand_pat >= beta:

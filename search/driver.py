@@ -21,7 +21,7 @@ from search.features import Features
 from search.ordering import MoveOrderer
 from search.position import MATE, MATE_BOUND, Position
 from search.timeman import Deadlines, Limits, allocate
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable
+from search.tt import EXACT, LOWER, UPPER, TranspositionTable, move_code_of
 
 ASPIRATION_WINDOW = 35
 ASPIRATION_MIN_DEPTH = 4
@@ -128,8 +128,7 @@ class Searcher:
             wanted = set(limits.searchmoves)
             root_moves = [move for move in root_moves if move.uci() in wanted] or root_moves
         if self.features.ordering:
-            entry = self.tt.probe(pos.key)
-            root_moves = self.orderer.order(pos.board, root_moves, entry.move if entry else None, 0)
+            root_moves = self.orderer.order(pos.board, root_moves, move_code_of(self.tt.probe_data(pos.key)), 0)
 
         completed: Iteration | None = None
         best_move = root_moves[0] if root_moves else None

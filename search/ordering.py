@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import chess
 
+from search.tt import encode_move
+
 HASH_MOVE = 1 << 30
 CAPTURE = 1 << 24
 PROMOTION = 1 << 23
@@ -26,13 +28,14 @@ class MoveOrderer:
     """Killer and history tables for one search; `order` sorts a move list."""
 
     def __init__(self, max_ply: int = 128) -> None:
-        self.killers: list[list[chess.Move | None]] = [[None, None] for _ in range(max_ply + 1)]
+        # Killers as move codes (see `search.tt.encode_move`); 0 = none.
+        self.killers: list[list[int]] = [[0, 0] for _ in range(max_ply + 1)]
         # history[color][from*64+to]
         self.history: list[list[int]] = [[0] * 4096, [0] * 4096]
 
     def clear(self) -> None:
         for pair in self.killers:
-            pair[0] = pair[1] = None
+            pair[0] = pair[1] = 0
         self.history = [[0] * 4096, [0] * 4096]
 
     def age(self) -> None:
@@ -42,8 +45,12 @@ class MoveOrderer:
                 if value:
                     table[index] = value >> 1
 
-    def order(self, board: chess.Board, moves: list[chess.Move], hash_move: chess.Move | None, ply: int) -> list[chess.Move]:
-        """Return `moves` best-first.  Hot path: plain locals and bit tests."""
+    def order(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int) -> list[chess.Move]:
+        """Return `moves` best-first; `hash_move` is a move code, 0 for none.
+
+        Hot path: moves are compared by integer code, not `chess.Move`
+        equality (a dataclass comparison costs several times more).
+        """
         them = board.occupied_co[not board.turn]
         piece_type_at = board.piece_type_at
         killer_1, killer_2 = self.killers[ply]
@@ -52,7 +59,8 @@ class MoveOrderer:
         scored = []
         for move in moves:
             to = move.to_square
-            if move == hash_move:
+            code = move.from_square | to << 6 | (move.promotion or 0) << 12
+            if code == hash_move:
                 score = HASH_MOVE
             elif (them >> to) & 1:
                 score = CAPTURE + _VICTIM[piece_type_at(to)] - _ATTACKER[piece_type_at(move.from_square)]
@@ -60,9 +68,9 @@ class MoveOrderer:
                 score = PROMOTION + move.promotion
             elif to == ep and piece_type_at(move.from_square) == chess.PAWN:
                 score = CAPTURE + _VICTIM[chess.PAWN] - _ATTACKER[chess.PAWN]
-            elif move == killer_1:
+            elif code == killer_1:
                 score = KILLER_1
-            elif move == killer_2:
+            elif code == killer_2:
                 score = KILLER_2
             else:
                 score = history[move.from_square * 64 + to]
@@ -86,9 +94,10 @@ class MoveOrderer:
     def record_cutoff(self, board: chess.Board, move: chess.Move, ply: int, depth: int) -> None:
         """A quiet move refuted the opponent's play: remember it as killer and in history."""
         pair = self.killers[ply]
-        if pair[0] != move:
+        code = encode_move(move)
+        if pair[0] != code:
             pair[1] = pair[0]
-            pair[0] = move
+            pair[0] = code
         table = self.history[board.turn]
         index = move.from_square * 64 + move.to_square
         table[index] += depth * depth

@@ -1,9 +1,11 @@
-"""Transposition table: a fixed-size array of entries indexed by Zobrist key.
+"""Transposition table: fixed-size arrays of packed integers indexed by Zobrist key.
 
-A Python list of tuples, sized from the `Hash` option: the list never grows,
-so memory stays bounded by the setting, and an index by `key & mask` is as
-cheap as Python gets.  Replacement prefers deeper entries of the current search
-and always replaces entries left over from earlier searches.
+Two parallel Python lists hold, per slot, the 64-bit key and one integer that
+packs depth, bound, score, move and search generation.  Plain ints are the
+most compact thing CPython can store (a tuple plus a `chess.Move` per entry
+cost about four times as much), and the lists never grow, so memory stays
+within the `Hash` setting.  Replacement prefers deeper entries of the current
+search and always replaces entries left over from earlier searches.
 """
 from __future__ import annotations
 
@@ -15,8 +17,15 @@ from search.position import MATE_BOUND
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
-#: Rough bytes one filled slot costs in CPython (list slot + tuple + ints).
-BYTES_PER_ENTRY = 160
+#: Bytes one slot costs when filled: two list pointers (16) plus two
+#: 64-bit-range ints (36 each), measured with sys.getsizeof.
+BYTES_PER_ENTRY = 88
+
+# Packed layout of a slot's data, low bits first: depth 8 bits, bound 2,
+# score + 65536 17, move code 16, generation 8.  `search.alphabeta` unpacks
+# it inline with these literal numbers (tests/test_tt.py pins them).
+_BOUND_SHIFT, _SCORE_SHIFT, _MOVE_SHIFT, _GEN_SHIFT = 8, 10, 27, 43
+_SCORE_OFFSET = 1 << 16
 
 
 class Entry(NamedTuple):
@@ -45,6 +54,36 @@ def score_from_tt(score: int, ply: int) -> int:
     return score
 
 
+def encode_move(move: chess.Move | None) -> int:
+    """16 bits: from, to, promotion piece type; 0 means no move (a1a1 is impossible)."""
+    if move is None:
+        return 0
+    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+
+
+def decode_move(code: int) -> chess.Move | None:
+    if code == 0:
+        return None
+    return chess.Move(code & 63, (code >> 6) & 63, (code >> 12) or None)
+
+
+def unpack(key: int, data: int) -> Entry:
+    return Entry(key, data & 255, bound_of(data), score_of(data), decode_move(move_code_of(data)), data >> _GEN_SHIFT)
+
+
+def bound_of(data: int) -> int:
+    return (data >> _BOUND_SHIFT) & 3
+
+
+def score_of(data: int) -> int:
+    """The stored score (node-relative for mates: pass it to `score_from_tt`)."""
+    return ((data >> _SCORE_SHIFT) & 0x1FFFF) - _SCORE_OFFSET
+
+
+def move_code_of(data: int) -> int:
+    return (data >> _MOVE_SHIFT) & 0xFFFF
+
+
 class TranspositionTable:
     """Bounded table of search results keyed by 64-bit Zobrist keys."""
 
@@ -56,33 +95,52 @@ class TranspositionTable:
         entries = max(1024, megabytes * 1024 * 1024 // BYTES_PER_ENTRY)
         size = 1 << (entries.bit_length() - 1)  # power of two for masking
         self.mask = size - 1
-        self.slots: list[Entry | None] = [None] * size
-        self.used = 0
+        self._allocate()
 
     def clear(self) -> None:
-        self.slots = [None] * (self.mask + 1)
-        self.used = 0
+        self._allocate()
         self.generation = 0
 
+    def _allocate(self) -> None:
+        size = self.mask + 1
+        self.keys: list[int] = [0] * size
+        self.data: list[int] = [0] * size
+        self.used = 0
+
     def new_search(self) -> None:
-        self.generation += 1
+        self.generation = (self.generation + 1) & 255
+
+    def probe_data(self, key: int) -> int:
+        """The packed data stored for `key`, or 0.  Hot path: see `unpack`."""
+        index = key & self.mask
+        return self.data[index] if self.keys[index] == key else 0
 
     def probe(self, key: int) -> Entry | None:
-        entry = self.slots[key & self.mask]
-        if entry is not None and entry.key == key:
-            return entry
-        return None
+        """The entry stored for `key`, unpacked (readable, slower)."""
+        data = self.probe_data(key)
+        return unpack(key, data) if data else None
 
     def store(self, key: int, depth: int, bound: int, score: int, move: chess.Move | None, ply: int) -> None:
         index = key & self.mask
-        old = self.slots[index]
-        if old is None:
+        old = self.data[index]
+        if not old:
             self.used += 1
-        elif old.generation == self.generation and old.depth > depth and old.key != key:
-            return  # keep the deeper result of this search
-        elif old.key == key and move is None:
-            move = old.move  # an upper bound has no move: keep the one we knew
-        self.slots[index] = Entry(key, depth, bound, score_to_tt(score, ply), move, self.generation)
+        elif self.keys[index] != key:
+            if old >> _GEN_SHIFT == self.generation and old & 255 > depth:
+                return  # keep the deeper result of this search
+        elif move is None:
+            move_code = (old >> _MOVE_SHIFT) & 0xFFFF  # an upper bound has no move: keep the one we knew
+            self.keys[index] = key
+            self.data[index] = self._pack(depth, bound, score, move_code, ply)
+            return
+        self.keys[index] = key
+        self.data[index] = self._pack(depth, bound, score, encode_move(move), ply)
+
+    def _pack(self, depth: int, bound: int, score: int, move_code: int, ply: int) -> int:
+        # depth is stored as at least 1 so that a filled slot's data is never 0.
+        return (min(max(depth, 1), 255) | bound << _BOUND_SHIFT
+                | (score_to_tt(score, ply) + _SCORE_OFFSET) << _SCORE_SHIFT
+                | move_code << _MOVE_SHIFT | self.generation << _GEN_SHIFT)
 
     def hashfull(self) -> int:
         """Permille of slots in use, as UCI's `hashfull` wants."""
