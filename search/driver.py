@@ -106,15 +106,19 @@ class Searcher:
         deadlines = Deadlines(allocate(limits, board.turn, move_overhead), start, active=not limits.ponder)
         max_nodes = limits.nodes
 
+        def clock_now() -> float:
+            """The time, starting the clock if a ponderhit has come in."""
+            now = time.perf_counter()
+            if not deadlines.active and ponderhit is not None and ponderhit.is_set():
+                deadlines.activate(now)
+            return now
+
         def should_stop(nodes: int) -> bool:
             if stop.is_set():
                 return True
             if max_nodes is not None and nodes >= max_nodes:
                 return True
-            now = time.perf_counter()
-            if not deadlines.active and ponderhit is not None and ponderhit.is_set():
-                deadlines.activate(now)
-            return deadlines.hard_passed(now)
+            return deadlines.hard_passed(clock_now())
 
         def elapsed_ms() -> float:
             return (time.perf_counter() - start) * 1000
@@ -153,8 +157,7 @@ class Searcher:
             best_move = iteration.pv[0]
             root_moves.remove(best_move)
             root_moves.insert(0, best_move)
-            should_stop(tree.nodes)  # starts the clock after a ponderhit
-            if self._should_finish(iteration, limits, deadlines, len(root_moves)):
+            if self._should_finish(iteration, limits, deadlines, clock_now(), len(root_moves)):
                 break
 
         pv = completed.pv if completed else ([best_move] if best_move else [])
@@ -170,7 +173,16 @@ class Searcher:
 
     # --- one depth, with aspiration windows --------------------------------
 
-    def _deepen(self, tree, root_moves, depth, previous, elapsed_ms, on_iteration) -> Iteration:
+    def _deepen(
+        self,
+        tree: AlphaBeta,
+        root_moves: list[chess.Move],
+        depth: int,
+        previous: Iteration | None,
+        elapsed_ms: Callable[[], float],
+        on_iteration: Callable[[Iteration], None] | None,
+    ) -> Iteration:
+        """Search one depth, re-searching with wider windows on a root fail-high/low."""
         self._root_best_score = -INFINITY
         self._root_best_pv = []
         if self.features.aspiration and previous is not None and depth >= ASPIRATION_MIN_DEPTH \
@@ -241,7 +253,8 @@ class Searcher:
         return best_score
 
     @staticmethod
-    def _should_finish(iteration: Iteration, limits: Limits, deadlines: Deadlines, root_move_count: int) -> bool:
+    def _should_finish(iteration: Iteration, limits: Limits, deadlines: Deadlines, now: float,
+                       root_move_count: int) -> bool:
         """After a completed depth: is it time to answer?"""
         if limits.mate is not None and iteration.mate_in is not None and 0 < iteration.mate_in <= limits.mate:
             return True
@@ -249,7 +262,7 @@ class Searcher:
             return False  # infinite, pondering, or depth/nodes only
         if root_move_count == 1:
             return True  # forced move: don't waste the clock
-        if deadlines.soft_passed(time.perf_counter()):
+        if deadlines.soft_passed(now):
             return True
         # Under a clock, a proven mate is not worth more time: deeper depths
         # can only find a shorter one, and the game is decided either way.
