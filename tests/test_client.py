@@ -474,17 +474,11 @@ def test_raw_go_before_position_searches_start(raw):
     raw.bestmove(chess.Board())
 
 
-def test_raw_eof_exits_cleanly(raw):
-    raw.send("isready")
-    raw.expect("readyok")
-    raw.proc.stdin.close()
-    assert raw.wait_exit() == 0
-    assert raw.stderr() == ""
-
-
-def test_raw_eof_during_infinite_search_exits_cleanly(raw):
-    raw.send("go infinite")
-    raw.expect("info depth")
+@pytest.mark.parametrize("command, answer", [("isready", "readyok"), ("go infinite", "info depth")])
+def test_raw_eof_exits_cleanly(raw, command, answer):
+    """End of input, idle or in the middle of an infinite search: exit 0, silent stderr."""
+    raw.send(command)
+    raw.expect(answer)
     raw.proc.stdin.close()
     assert raw.wait_exit() == 0
     assert raw.stderr() == ""
