@@ -14,7 +14,7 @@ import chess
 
 from search.features import Features
 from search.ordering import MoveOrderer
-from search.position import MATE, MATE_BOUND, Position
+from search.position import MATE, Position
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt
 
 INFINITY = MATE + 1
@@ -25,15 +25,6 @@ DELTA_MARGIN = 200
 _DELTA_VALUE = [0, 100, 320, 330, 500, 950, 0]
 #: How many nodes pass between two looks at the clock and the stop flag.
 CHECK_EVERY = 64
-#: Null-move pruning: least depth to try it, and how much shallower the
-#: null-move search is (plus one more ply per 6 of depth).
-NULL_MOVE_MIN_DEPTH = 3
-NULL_MOVE_REDUCTION = 2
-#: Late move reductions: least depth, first move index reduced by one ply,
-#: and index from which quiet moves are reduced by two.
-LMR_MIN_DEPTH = 3
-LMR_FIRST_MOVE = 3
-LMR_DEEPER_MOVE = 8
 
 
 class SearchAborted(Exception):
@@ -110,46 +101,22 @@ class AlphaBeta:
                     if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                         return score
 
-        board = pos.board
-        if (features.null_move and not pv_node and not in_check and depth >= NULL_MOVE_MIN_DEPTH
-                and board.move_stack and board.move_stack[-1]  # no two passes in a row
-                and board.occupied_co[board.turn] & ~(board.pawns | board.kings)  # zugzwang guard
-                and pos.evaluate() >= beta):
-            # Null-move pruning: give the opponent a free move; if a reduced
-            # search still fails high, a real move would too.  Skipped with
-            # only king and pawns, where passing is often the best move
-            # (zugzwang) and the assumption fails.
-            reduction = NULL_MOVE_REDUCTION + depth // 6
-            pos.push_null()
-            score = -self.alphabeta(depth - 1 - reduction, -beta, -beta + 1, ply + 1)
-            pos.pop()
-            if score >= beta:
-                return beta if score > MATE_BOUND else score
-
         moves = pos.legal_moves()
         if not moves:
             return pos.no_moves_score(ply)
         if features.ordering:
-            moves = self.orderer.order(board, moves, hash_move, ply)
+            moves = self.orderer.order(pos.board, moves, hash_move, ply)
 
         original_alpha = alpha
         best_score = -INFINITY
         best_move = None
         pvs = features.pvs
-        reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
         for index, move in enumerate(moves):
-            quiet = reduce_late and index >= LMR_FIRST_MOVE and not move.promotion and not board.is_capture(move)
             pos.push(move)
             if index == 0 or not pvs:
                 score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
             else:
-                reduction = 0
-                if quiet and not board.is_check():
-                    # Late quiet moves rarely matter: look shallower first.
-                    reduction = 1 if index < LMR_DEEPER_MOVE else 2
-                score = -self.alphabeta(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
-                if reduction and score > alpha:
-                    score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)
+                score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)
                 if alpha < score < beta:
                     score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
             pos.pop()
@@ -160,8 +127,8 @@ class AlphaBeta:
                     alpha = score
                     pv[ply] = [move, *pv[ply + 1]]
                     if score >= beta:
-                        if features.ordering and self.orderer.is_quiet(board, move):
-                            self.orderer.record_cutoff(board, move, ply, depth)
+                        if features.ordering and self.orderer.is_quiet(pos.board, move):
+                            self.orderer.record_cutoff(pos.board, move, ply, depth)
                         break
 
         if features.transposition:

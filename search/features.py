@@ -27,17 +27,11 @@ class Features:
     aspiration: bool = True
     #: Probe and store the transposition table (cutoffs and the hash move).
     transposition: bool = True
-    #: Null-move pruning: if passing still fails high, the node is cut.
-    null_move: bool = True
-    #: Late move reductions: quiet moves late in the order are searched
-    #: shallower first, and at full depth only if they beat alpha.
-    late_move_reductions: bool = True
 
     @classmethod
     def exact(cls) -> "Features":
         """Only the speed-ups that never change the minimax value."""
-        return cls(quiescence=False, delta_pruning=False, check_extension=False,
-                   null_move=False, late_move_reductions=False)
+        return cls(quiescence=False, delta_pruning=False, check_extension=False)
 
     @classmethod
     def plain(cls) -> "Features":

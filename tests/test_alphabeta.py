@@ -140,25 +140,3 @@ def test_seldepth_shows_uneven_development() -> None:
     Searcher(4).search(board, Limits(depth=3), on_iteration=reports.append)
     assert reports[-1].depth == 3
     assert reports[-1].seldepth > 3
-
-
-MIDDLEGAME = "r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - - 0 1"
-
-
-def test_null_move_and_late_move_reductions_prune() -> None:
-    """Selective search reaches the same depth with fewer nodes."""
-    board = chess.Board(MIDDLEGAME)
-    full = Searcher(8, Features(null_move=False, late_move_reductions=False)).search(board, Limits(depth=5))
-    pruned = Searcher(8).search(board, Limits(depth=5))
-    assert pruned.nodes < full.nodes
-    assert pruned.best_move in board.legal_moves
-
-
-def test_no_null_move_with_only_king_and_pawns() -> None:
-    """Zugzwang guard: in pawn endings passing is never tried."""
-    board = chess.Board("8/8/3k4/3p4/3P4/3K4/8/8 w - - 0 1")  # mutual zugzwang: whoever moves loses ground
-    without = Features(null_move=False, late_move_reductions=False)
-    with_null = Features(late_move_reductions=False)
-    a = Searcher(8, without).search(board, Limits(depth=7))
-    b = Searcher(8, with_null).search(board, Limits(depth=7))
-    assert (a.nodes, a.score, a.best_move) == (b.nodes, b.score, b.best_move)
