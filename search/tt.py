@@ -123,18 +123,16 @@ class TranspositionTable:
     def store(self, key: int, depth: int, bound: int, score: int, move: chess.Move | None, ply: int) -> None:
         index = key & self.mask
         old = self.data[index]
+        move_code = encode_move(move)
         if not old:
             self.used += 1
         elif self.keys[index] != key:
             if old >> _GEN_SHIFT == self.generation and old & 255 > depth:
                 return  # keep the deeper result of this search
         elif move is None:
-            move_code = (old >> _MOVE_SHIFT) & 0xFFFF  # an upper bound has no move: keep the one we knew
-            self.keys[index] = key
-            self.data[index] = self._pack(depth, bound, score, move_code, ply)
-            return
+            move_code = move_code_of(old)  # an upper bound has no move: keep the one we knew
         self.keys[index] = key
-        self.data[index] = self._pack(depth, bound, score, encode_move(move), ply)
+        self.data[index] = self._pack(depth, bound, score, move_code, ply)
 
     def _pack(self, depth: int, bound: int, score: int, move_code: int, ply: int) -> int:
         # depth is stored as at least 1 so that a filled slot's data is never 0.

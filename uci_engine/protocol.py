@@ -86,8 +86,7 @@ class UciEngine:
         except KeyboardInterrupt:
             pass
         finally:
-            self._stop.set()
-            self._release.set()
+            self.stop_search()
             if self._search_thread is not None:
                 self._search_thread.join(timeout=0.5)
 
