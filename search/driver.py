@@ -43,6 +43,8 @@ class Iteration:
     #: improvement: its first move is proven better than the previous
     #: depth's, but not every root move has been searched.
     partial: bool = False
+    #: Which of the MultiPV lines this is (1 = best).
+    multipv: int = 1
 
     @property
     def mate_in(self) -> int | None:
@@ -95,10 +97,13 @@ class Searcher:
         stop: threading.Event | None = None,
         ponderhit: threading.Event | None = None,
         on_iteration: Callable[[Iteration], None] | None = None,
+        multipv: int = 1,
     ) -> SearchResult:
         """Search `board` (left untouched) within `limits`; always returns a legal move if one exists.
 
         With `limits.ponder` the clock starts only once `ponderhit` is set.
+        `multipv` > 1 reports that many best lines per depth (one
+        `on_iteration` call each, `Iteration.multipv` = 1, 2, ...).
         """
         limits = limits or Limits()
         stop = stop or threading.Event()
