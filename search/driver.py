@@ -25,6 +25,9 @@ from search.tt import EXACT, LOWER, UPPER, TranspositionTable, move_code_of
 
 ASPIRATION_WINDOW = 35
 ASPIRATION_MIN_DEPTH = 4
+#: Root moves are announced (`info currmove`) only in long searches, as
+#: Stockfish does, so fast games are not flooded with output.
+CURRMOVE_AFTER_MS = 3000
 
 
 @dataclass
@@ -82,6 +85,12 @@ class Searcher:
         # aspiration re-searches).
         self._root_best_score = -INFINITY
         self._root_best_pv: list[chess.Move] = []
+        # MultiPV bookkeeping: which line is being searched, and the best
+        # line of the current depth once it is complete.
+        self._searching_line = 0
+        self._finished_best: Iteration | None = None
+        self._elapsed_ms: Callable[[], float] = lambda: 0.0
+        self._on_currmove: Callable[[chess.Move, int, int], None] | None = None
 
     def clear(self) -> None:
         """Forget everything learnt (`ucinewgame`, `Clear Hash`)."""
@@ -98,12 +107,16 @@ class Searcher:
         ponderhit: threading.Event | None = None,
         on_iteration: Callable[[Iteration], None] | None = None,
         multipv: int = 1,
+        on_currmove: Callable[[chess.Move, int, int], None] | None = None,
     ) -> SearchResult:
         """Search `board` (left untouched) within `limits`; always returns a legal move if one exists.
 
         With `limits.ponder` the clock starts only once `ponderhit` is set.
         `multipv` > 1 reports that many best lines per depth (one
-        `on_iteration` call each, `Iteration.multipv` = 1, 2, ...).
+        `on_iteration` call each, `Iteration.multipv` = 1, 2, ..., best
+        first, once the depth is complete).  `on_currmove(move, number,
+        depth)` is told which root move is being searched once the search
+        has run for `CURRMOVE_AFTER_MS`.
         """
         limits = limits or Limits()
         stop = stop or threading.Event()
@@ -144,25 +157,38 @@ class Searcher:
         max_depth = min(limits.depth or MAX_PLY - 1, MAX_PLY - 1)
         if not root_moves:
             max_depth = 0
+        line_count = max(1, min(multipv, len(root_moves)))
+        lines: list[Iteration] = []
+        self._elapsed_ms = elapsed_ms
+        self._on_currmove = on_currmove
+        self._searching_line = 0
+        self._finished_best = None
 
         for depth in range(1, max_depth + 1):
             try:
-                iteration = self._deepen(tree, root_moves, depth, completed, elapsed_ms, on_iteration)
+                if line_count == 1:
+                    lines = [self._deepen(tree, root_moves, depth, completed, elapsed_ms, on_iteration)]
+                else:
+                    lines = self._deepen_lines(tree, root_moves, depth, lines, line_count, elapsed_ms, on_iteration)
             except SearchAborted:
                 # A root move proven better during the aborted depth beats the
                 # previous depth's choice; otherwise keep the previous one.
-                if self._root_best_pv:
+                if self._root_best_pv and self._searching_line == 0:
                     best_move = self._root_best_pv[0]
                     completed = Iteration(depth, tree.seldepth, self._root_best_score, LOWER, tree.nodes,
                                           elapsed_ms(), self.tt.hashfull(), list(self._root_best_pv), partial=True)
                     if on_iteration:
                         on_iteration(completed)
+                elif self._searching_line > 0 and self._finished_best is not None:
+                    # MultiPV: the best line of this depth was complete.
+                    completed = self._finished_best
+                    best_move = completed.pv[0]
                 break
-            completed = iteration
-            best_move = iteration.pv[0]
+            completed = lines[0]
+            best_move = completed.pv[0]
             root_moves.remove(best_move)
             root_moves.insert(0, best_move)
-            if self._should_finish(iteration, limits, deadlines, clock_now(), len(root_moves)):
+            if self._should_finish(completed, limits, deadlines, clock_now(), len(root_moves)):
                 break
 
         pv = completed.pv if completed else ([best_move] if best_move else [])
@@ -186,8 +212,13 @@ class Searcher:
         previous: Iteration | None,
         elapsed_ms: Callable[[], float],
         on_iteration: Callable[[Iteration], None] | None,
+        first_line: bool = True,
     ) -> Iteration:
-        """Search one depth, re-searching with wider windows on a root fail-high/low."""
+        """Search one depth, re-searching with wider windows on a root fail-high/low.
+
+        With `first_line` False (MultiPV lines 2, 3, ...) `root_moves` lacks
+        the better lines' moves, so the root result is not stored in the TT.
+        """
         self._root_best_score = -INFINITY
         self._root_best_pv = []
         if self.features.aspiration and previous is not None and depth >= ASPIRATION_MIN_DEPTH \
@@ -198,7 +229,7 @@ class Searcher:
             delta = 0
             alpha, beta = -INFINITY, INFINITY
         while True:
-            score = self._root(tree, root_moves, depth, alpha, beta)
+            score = self._root(tree, root_moves, depth, alpha, beta, store=first_line)
             if alpha < score < beta or delta == 0:
                 bound = EXACT
             else:
@@ -219,7 +250,49 @@ class Searcher:
             if delta > 1000:
                 alpha, beta, delta = -INFINITY, INFINITY, 0
 
-    def _root(self, tree: AlphaBeta, root_moves: list[chess.Move], depth: int, alpha: int, beta: int) -> int:
+    def _deepen_lines(
+        self,
+        tree: AlphaBeta,
+        root_moves: list[chess.Move],
+        depth: int,
+        previous: list[Iteration],
+        line_count: int,
+        elapsed_ms: Callable[[], float],
+        on_iteration: Callable[[Iteration], None] | None,
+    ) -> list[Iteration]:
+        """MultiPV: the best `line_count` lines at `depth`, best first.
+
+        Line k is the best line among the root moves not already chosen by
+        lines 1..k-1 (Stockfish's method): each is an ordinary root search of
+        the remaining moves, with an aspiration window around the same line's
+        score from the previous depth.
+        """
+        lines: list[Iteration] = []
+        self._finished_best = None
+        for index in range(line_count):
+            self._searching_line = index
+            guide = previous[index] if index < len(previous) else None
+            line = self._deepen(tree, root_moves[index:], depth, guide, elapsed_ms, None, first_line=index == 0)
+            chosen = line.pv[0]
+            root_moves.remove(chosen)
+            root_moves.insert(index, chosen)
+            lines.append(line)
+            if index == 0:
+                self._finished_best = line
+        self._searching_line = 0
+        # Later lines can come out better than earlier ones (search
+        # instability); report them in score order.
+        lines.sort(key=lambda line: line.score, reverse=True)
+        root_moves[:line_count] = [line.pv[0] for line in lines]
+        nodes, time_ms, hashfull = tree.nodes, elapsed_ms(), self.tt.hashfull()
+        for number, line in enumerate(lines, start=1):
+            line.multipv, line.nodes, line.time_ms, line.hashfull = number, nodes, time_ms, hashfull
+            if on_iteration:
+                on_iteration(line)
+        return lines
+
+    def _root(self, tree: AlphaBeta, root_moves: list[chess.Move], depth: int, alpha: int, beta: int,
+              store: bool = True) -> int:
         """Search the root moves in order; remembers root improvements for aborts."""
         pos = tree.pos
         tree.seldepth = 0
@@ -227,7 +300,10 @@ class Searcher:
         best_score = -INFINITY
         original_alpha = alpha
         pvs = self.features.pvs
+        on_currmove = self._on_currmove
         for index, move in enumerate(root_moves):
+            if on_currmove is not None and self._elapsed_ms() >= CURRMOVE_AFTER_MS:
+                on_currmove(move, index + 1 + self._searching_line, depth)
             pos.push(move)
             try:
                 if index == 0 or not pvs:
@@ -252,7 +328,7 @@ class Searcher:
                         break
         if not tree.pv[0] and root_moves:
             tree.pv[0] = [root_moves[0]]
-        if self.features.transposition and root_moves:
+        if store and self.features.transposition and root_moves:
             bound = LOWER if best_score >= beta else EXACT if best_score > original_alpha else UPPER
             self.tt.store(pos.key, depth, bound, best_score, tree.pv[0][0], 0)
         return best_score

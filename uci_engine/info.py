@@ -18,7 +18,13 @@ def score_text(iteration: Iteration) -> str:
 def info_line(iteration: Iteration) -> str:
     pv = " ".join(move.uci() for move in iteration.pv)
     return (
-        f"info depth {iteration.depth} seldepth {max(iteration.seldepth, iteration.depth)} multipv 1 "
+        f"info depth {iteration.depth} seldepth {max(iteration.seldepth, iteration.depth)} "
+        f"multipv {iteration.multipv} "
         f"{score_text(iteration)} nodes {iteration.nodes} nps {iteration.nps} "
         f"hashfull {iteration.hashfull} time {int(iteration.time_ms)} pv {pv}"
     ).rstrip()
+
+
+def currmove_line(move: str, number: int, depth: int) -> str:
+    """`info currmove`: which root move a long search is on (move in UCI notation)."""
+    return f"info depth {depth} currmove {move} currmovenumber {number}"

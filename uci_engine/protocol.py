@@ -19,7 +19,7 @@ from opening_book import OpeningBook
 from search.driver import Iteration, Searcher
 from search.timeman import Limits
 from uci_engine import __version__
-from uci_engine.info import info_line
+from uci_engine.info import currmove_line, info_line
 from uci_engine.options import Option, Options, split_setoption
 from uci_engine.output import Output
 from uci_engine.position_cmd import parse_go, parse_position
@@ -55,6 +55,8 @@ class UciEngine:
         self.options.add(Option("Ponder", "check", False))
         self.options.add(Option("OwnBook", "check", True))
         self.options.add(Option("BookFile", "string", DEFAULT_BOOK), self._on_book_file)
+        self.options.add(Option("MultiPV", "spin", 1, 1, 500))
+        self.options.add(Option("UCI_AnalyseMode", "check", False))
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
             "uci": self.cmd_uci,
             "isready": lambda _: self.out.send("readyok"),
@@ -190,7 +192,8 @@ class UciEngine:
         reported: list[Iteration] = []
 
         def report(iteration: Iteration) -> None:
-            reported.append(iteration)
+            if iteration.multipv == 1:
+                reported.append(iteration)  # the fallback move comes from the best line
             self.out.send(info_line(iteration))
 
         try:
@@ -200,6 +203,9 @@ class UciEngine:
                 result = self.searcher.search(
                     board, limits, move_overhead=int(self.options["Move Overhead"]),
                     stop=self._stop, ponderhit=self._ponderhit, on_iteration=report,
+                    multipv=int(self.options["MultiPV"]),
+                    on_currmove=lambda move, number, depth: self.out.send(
+                        currmove_line(move.uci(), number, depth)),
                 )
                 best, ponder = result.best_move, result.ponder_move
         except Exception as error:  # keep serving: fall back on what we know
@@ -240,8 +246,10 @@ class UciEngine:
 
     def _book_move(self, board: chess.Board, limits: Limits) -> chess.Move | None:
         """A book move for games under a clock; analysis requests always search."""
-        if not self.options["OwnBook"] or limits.infinite or limits.ponder:
+        if not self.options["OwnBook"] or self.options["UCI_AnalyseMode"] or limits.infinite or limits.ponder:
             return None
+        if int(self.options["MultiPV"]) > 1:
+            return None  # several lines were asked for: that is analysis
         if limits.depth is not None or limits.nodes is not None or limits.mate is not None:
             return None
         book = self._open_book()
