@@ -44,10 +44,14 @@ def _castling_key(rights: int) -> int:
 
 
 _CASTLING_KEYS: dict[int, int] = {}
+#: Polyglot names castling rights by side (king- or queenside), not by rook
+#: square; in Chess960 that depends on where the king stands, so those boards
+#: ask python-chess's hasher (only on moves that can change the rights).
+_POLYGLOT = chess.polyglot.ZobristHasher(chess.polyglot.POLYGLOT_RANDOM_ARRAY)
 
 
 def castling_key(rights: int) -> int:
-    """Zobrist contribution of a castling-rights mask (memoised: few distinct masks)."""
+    """Zobrist contribution of a standard-chess castling-rights mask (memoised: few distinct masks)."""
     key = _CASTLING_KEYS.get(rights)
     if key is None:
         key = _CASTLING_KEYS[rights] = _castling_key(rights)
@@ -64,13 +68,21 @@ def _ep_key(board: chess.Board) -> int:
     return 0
 
 
-#: Where the rook goes when the king castles, keyed by the king's target square.
-_CASTLING_ROOK = {
-    chess.G1: (chess.H1, chess.F1),
-    chess.C1: (chess.A1, chess.D1),
-    chess.G8: (chess.H8, chess.F8),
-    chess.C8: (chess.A8, chess.D8),
-}
+def _castling_squares(board: chess.Board, move: chess.Move) -> tuple[int, int, int]:
+    """(king target, rook origin, rook target) of a castling move.
+
+    Covers both notations python-chess uses: king two squares (e1g1) in
+    standard chess and king-takes-own-rook (e1h1, b1a1, ...) in Chess960.
+    """
+    king_from, to = move.from_square, move.to_square
+    if board.rooks & board.occupied_co[board.turn] & chess.BB_SQUARES[to]:
+        rook_from = to
+    else:
+        rook_from = to + 1 if to > king_from else to - 2
+    back_rank = king_from & ~7
+    if rook_from > king_from:
+        return back_rank + 6, rook_from, back_rank + 5
+    return back_rank + 2, rook_from, back_rank + 3
 
 
 class Position:
@@ -154,34 +166,42 @@ class Position:
         self._undo.append((key, mg, eg, phase))
 
         mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]
-        placed = move.promotion or piece
-        mg += mg_us[placed][to] - mg_us[piece][frm]
-        eg += eg_us[placed][to] - eg_us[piece][frm]
-        key ^= z_us[piece][frm] ^ z_us[placed][to]
-        if move.promotion:
-            phase += PHASE_WEIGHT[placed]
+        if piece == chess.KING and board.is_castling(move):
+            # Lift king and rook first: in Chess960 either may land where
+            # the other stood.
+            to, rook_from, rook_to = _castling_squares(board, move)
+            king_mg, king_eg, rook_mg, rook_eg = mg_us[chess.KING], eg_us[chess.KING], mg_us[chess.ROOK], eg_us[chess.ROOK]
+            mg += king_mg[to] - king_mg[frm] + rook_mg[rook_to] - rook_mg[rook_from]
+            eg += king_eg[to] - king_eg[frm] + rook_eg[rook_to] - rook_eg[rook_from]
+            key ^= z_us[chess.KING][frm] ^ z_us[chess.KING][to] ^ z_us[chess.ROOK][rook_from] ^ z_us[chess.ROOK][rook_to]
+        else:
+            placed = move.promotion or piece
+            mg += mg_us[placed][to] - mg_us[piece][frm]
+            eg += eg_us[placed][to] - eg_us[piece][frm]
+            key ^= z_us[piece][frm] ^ z_us[placed][to]
+            if move.promotion:
+                phase += PHASE_WEIGHT[placed]
 
-        captured = board.piece_type_at(to)
-        capture_square = to
-        if captured is None and piece == chess.PAWN and to == board.ep_square and (frm - to) & 7:
-            captured = chess.PAWN
-            capture_square = to - 8 if us == chess.WHITE else to + 8
-        if captured is not None and board.color_at(capture_square) == them:
-            mg -= MG_TABLE[them][captured][capture_square]
-            eg -= EG_TABLE[them][captured][capture_square]
-            key ^= ZOBRIST_PIECE[them][captured][capture_square]
-            phase -= PHASE_WEIGHT[captured]
-        elif piece == chess.KING and abs(frm - to) == 2:
-            rook_from, rook_to = _CASTLING_ROOK[to]
-            mg += mg_us[chess.ROOK][rook_to] - mg_us[chess.ROOK][rook_from]
-            eg += eg_us[chess.ROOK][rook_to] - eg_us[chess.ROOK][rook_from]
-            key ^= z_us[chess.ROOK][rook_from] ^ z_us[chess.ROOK][rook_to]
+            captured = board.piece_type_at(to)
+            capture_square = to
+            if captured is None and piece == chess.PAWN and to == board.ep_square and (frm - to) & 7:
+                captured = chess.PAWN
+                capture_square = to - 8 if us == chess.WHITE else to + 8
+            if captured is not None:
+                mg -= MG_TABLE[them][captured][capture_square]
+                eg -= EG_TABLE[them][captured][capture_square]
+                key ^= ZOBRIST_PIECE[them][captured][capture_square]
+                phase -= PHASE_WEIGHT[captured]
 
         rights = board.castling_rights
+        chess960_rights = _POLYGLOT.hash_castling(board) if rights and board.chess960 else 0
         key ^= _ep_key(board)
         board.push(move)
         if board.castling_rights != rights:
-            key ^= castling_key(rights) ^ castling_key(board.castling_rights)
+            if board.chess960:
+                key ^= chess960_rights ^ _POLYGLOT.hash_castling(board)
+            else:
+                key ^= castling_key(rights) ^ castling_key(board.castling_rights)
         key ^= ZOBRIST_TURN ^ _ep_key(board)
 
         self.key, self.mg, self.eg, self.phase = key, mg, eg, phase

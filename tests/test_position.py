@@ -33,6 +33,43 @@ def test_incremental_key_and_eval_match_full_computation(seed_board: chess.Board
     assert pos.key == start_key
 
 
+@settings(max_examples=60, deadline=None)
+@given(start=st.integers(min_value=0, max_value=959), choices=st.lists(st.integers(min_value=0, max_value=10_000),
+                                                                       max_size=80))
+def test_chess960_games_keep_key_and_eval_in_step(start: int, choices: list[int]) -> None:
+    """Fischer random castling (king takes own rook) is made and unmade exactly."""
+    board = chess.Board.from_chess960_pos(start)
+    pos = Position(board)
+    castled = 0
+    for choice in choices:
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        castles = [move for move in moves if board.is_castling(move)]
+        move = castles[0] if castles and choice % 3 == 0 else moves[choice % len(moves)]
+        castled += board.is_castling(move)
+        pos.push(move)
+        assert pos.key == chess.polyglot.zobrist_hash(board)
+        assert pos.evaluate() == evaluate(board)
+    while board.move_stack:
+        pos.pop()
+    assert pos.key == chess.polyglot.zobrist_hash(board)
+
+
+def test_chess960_castling_where_king_and_rook_swap_squares() -> None:
+    """King d1 / rook c1 castling queenside: each lands on the other's square."""
+    board = chess.Board("2rk4/8/8/8/8/8/8/2RK4 w Cc - 0 1", chess960=True)
+    pos = Position(board)
+    for uci in ["d1c1", "d8c8"]:
+        move = chess.Move.from_uci(uci)
+        assert board.is_castling(move)
+        pos.push(move)
+        assert pos.key == chess.polyglot.zobrist_hash(board)
+        assert pos.evaluate() == evaluate(board)
+    assert board.piece_at(chess.C1) == chess.Piece(chess.KING, chess.WHITE)
+    assert board.piece_at(chess.D1) == chess.Piece(chess.ROOK, chess.WHITE)
+
+
 def test_special_moves_keep_key_and_eval_in_step() -> None:
     """Castling both ways, en passant, promotion and under-promotion with capture."""
     cases = [

@@ -14,8 +14,12 @@ from search.timeman import Limits
 MAX_GO_VALUE = 1_000_000_000
 
 
-def parse_position(tokens: list[str], current: chess.Board) -> tuple[chess.Board, list[str]]:
+def parse_position(tokens: list[str], current: chess.Board, chess960: bool = False) -> tuple[chess.Board, list[str]]:
     """`position startpos|fen <fen> [moves m1 m2 ...]` → (board, messages).
+
+    With `chess960` (the GUI set UCI_Chess960) castling rights may name any
+    rook (Shredder-FEN `HAha` or X-FEN `KQkq`) and castling moves are written
+    king-takes-rook, e.g. `e1h1`.
 
     Defined behaviour on bad input (documented in the README):
     * a malformed or impossible FEN is rejected and the previous position is
@@ -35,10 +39,10 @@ def parse_position(tokens: list[str], current: chess.Board) -> tuple[chess.Board
     if not setup:
         return current, ["position: expected 'startpos' or 'fen' before 'moves'; position unchanged"]
     if setup[0] == "startpos":
-        board = chess.Board()
+        board = chess.Board(chess960=chess960)
     elif setup[0] == "fen":
         fen = " ".join(setup[1:])
-        board_or_error = board_from_fen(fen)
+        board_or_error = board_from_fen(fen, chess960)
         if isinstance(board_or_error, str):
             return current, [f"position: {board_or_error}; position unchanged"]
         board, fixes = board_or_error
@@ -59,12 +63,12 @@ def parse_position(tokens: list[str], current: chess.Board) -> tuple[chess.Board
     return board, messages
 
 
-def board_from_fen(fen: str) -> tuple[chess.Board, list[str]] | str:
+def board_from_fen(fen: str, chess960: bool = False) -> tuple[chess.Board, list[str]] | str:
     """A playable board from `fen`, with repairs listed; or why it is rejected."""
     if not fen.strip():
         return "empty FEN"
     try:
-        board = chess.Board(fen)
+        board = chess.Board(fen, chess960=chess960)
     except ValueError as error:
         return f"invalid FEN {fen!r} ({error})"
     fixes = []

@@ -57,6 +57,7 @@ class UciEngine:
         self.options.add(Option("BookFile", "string", DEFAULT_BOOK), self._on_book_file)
         self.options.add(Option("MultiPV", "spin", 1, 1, 500))
         self.options.add(Option("UCI_AnalyseMode", "check", False))
+        self.options.add(Option("UCI_Chess960", "check", False), self._on_chess960)
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
             "uci": self.cmd_uci,
             "isready": lambda _: self.out.send("readyok"),
@@ -123,10 +124,10 @@ class UciEngine:
     def cmd_ucinewgame(self, _: list[str]) -> None:
         self.wait_for_search()
         self.searcher.clear()
-        self.board = chess.Board()
+        self.board = chess.Board(chess960=bool(self.options["UCI_Chess960"]))
 
     def cmd_position(self, args: list[str]) -> None:
-        self.board, messages = parse_position(args, self.board)
+        self.board, messages = parse_position(args, self.board, bool(self.options["UCI_Chess960"]))
         for message in messages:
             self.out.info_string(message)
 
@@ -248,6 +249,8 @@ class UciEngine:
         """A book move for games under a clock; analysis requests always search."""
         if not self.options["OwnBook"] or self.options["UCI_AnalyseMode"] or limits.infinite or limits.ponder:
             return None
+        if board.chess960:
+            return None  # polyglot books hold standard chess only
         if int(self.options["MultiPV"]) > 1:
             return None  # several lines were asked for: that is analysis
         if limits.depth is not None or limits.nodes is not None or limits.mate is not None:
@@ -274,6 +277,10 @@ class UciEngine:
     def _on_threads(self, option: Option) -> None:
         if option.value != 1:
             self.out.info_string(f"Threads set to {option.value}, but Pawnstorm searches with 1 thread")
+
+    def _on_chess960(self, option: Option) -> None:
+        """Switch castling notation of the current game (king-takes-rook or not)."""
+        self.board.chess960 = bool(option.value)
 
     def _on_book_file(self, option: Option) -> None:
         if self._book is not None:
