@@ -51,3 +51,38 @@ def test_chess960_castling_notation(raw) -> None:  # noqa: F811
     raw.send("go depth 2 searchmoves e1b1")
     move, _ = raw.bestmove(board)
     assert move == chess.Move.from_uci("e1b1") and board.is_castling(move)
+
+
+# --- UCI_ShowWDL -------------------------------------------------------------------
+
+
+def test_show_wdl_through_the_client(engine) -> None:  # noqa: F811
+    """With UCI_ShowWDL the client gets win/draw/loss chances that follow the score."""
+    engine.configure({"UCI_ShowWDL": True})
+    winning = chess.Board("4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1")
+    level = chess.Board()
+    infos = [engine.analyse(board, chess.engine.Limit(depth=3)) for board in (winning, level)]
+    for info in infos:
+        chances = info["wdl"].relative
+        assert chances.wins + chances.draws + chances.losses == 1000
+    assert infos[0]["wdl"].relative.expectation() > 0.9
+    assert 0.3 < infos[1]["wdl"].relative.expectation() < 0.7
+
+
+def test_wdl_is_off_by_default(engine) -> None:  # noqa: F811
+    info = engine.analyse(chess.Board(), chess.engine.Limit(depth=2))
+    assert "wdl" not in info
+
+
+def test_wdl_model_is_monotonic_and_symmetric() -> None:
+    from eval.wdl import MATERIAL_MAX, MATERIAL_MIN, wdl
+    for count in (MATERIAL_MIN, 40, MATERIAL_MAX):
+        previous = -1
+        for score in range(-1000, 1001, 50):
+            win, draw, loss = wdl(score, count)
+            assert min(win, draw, loss) >= 0 and win + draw + loss == 1000
+            assert win >= previous
+            previous = win
+            assert wdl(-score, count) == (loss, draw, win)
+    assert wdl(0, 40, mate_in=3) == (1000, 0, 0)
+    assert wdl(0, 40, mate_in=-2) == (0, 0, 1000)

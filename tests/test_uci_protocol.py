@@ -153,6 +153,7 @@ def test_uci_lists_id_and_options_then_uciok(uci):
         "option name MultiPV type spin default 1 min 1 max 500",
         "option name UCI_AnalyseMode type check default false",
         "option name UCI_Chess960 type check default false",
+        "option name UCI_ShowWDL type check default false",
     }
     # Nothing else between the header and uciok.
     assert all(line.startswith(("id ", "option ")) for line in lines[:-1])

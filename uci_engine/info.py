@@ -15,12 +15,14 @@ def score_text(iteration: Iteration) -> str:
     return text
 
 
-def info_line(iteration: Iteration) -> str:
+def info_line(iteration: Iteration, wdl: tuple[int, int, int] | None = None) -> str:
+    """The `info` line of one (MultiPV) line; `wdl` per mille when UCI_ShowWDL is on."""
     pv = " ".join(move.uci() for move in iteration.pv)
+    wdl_text = f" wdl {wdl[0]} {wdl[1]} {wdl[2]}" if wdl is not None else ""
     return (
         f"info depth {iteration.depth} seldepth {max(iteration.seldepth, iteration.depth)} "
         f"multipv {iteration.multipv} "
-        f"{score_text(iteration)} nodes {iteration.nodes} nps {iteration.nps} "
+        f"{score_text(iteration)}{wdl_text} nodes {iteration.nodes} nps {iteration.nps} "
         f"hashfull {iteration.hashfull} time {int(iteration.time_ms)} pv {pv}"
     ).rstrip()
 

@@ -15,6 +15,7 @@ from typing import Callable, TextIO
 import chess
 
 from eval import describe
+from eval.wdl import material, wdl
 from opening_book import OpeningBook
 from search.driver import Iteration, Searcher
 from search.timeman import Limits
@@ -58,6 +59,7 @@ class UciEngine:
         self.options.add(Option("MultiPV", "spin", 1, 1, 500))
         self.options.add(Option("UCI_AnalyseMode", "check", False))
         self.options.add(Option("UCI_Chess960", "check", False), self._on_chess960)
+        self.options.add(Option("UCI_ShowWDL", "check", False))
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
             "uci": self.cmd_uci,
             "isready": lambda _: self.out.send("readyok"),
@@ -191,11 +193,14 @@ class UciEngine:
         best: chess.Move | None = book_move
         ponder: chess.Move | None = None
         reported: list[Iteration] = []
+        show_wdl = bool(self.options["UCI_ShowWDL"])
+        material_count = material(board)
 
         def report(iteration: Iteration) -> None:
             if iteration.multipv == 1:
                 reported.append(iteration)  # the fallback move comes from the best line
-            self.out.send(info_line(iteration))
+            chances = wdl(iteration.score, material_count, iteration.mate_in) if show_wdl else None
+            self.out.send(info_line(iteration, chances))
 
         try:
             if book_move is not None:
