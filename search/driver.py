@@ -72,6 +72,8 @@ class SearchResult:
     nodes: int
     time_ms: float
     pv: list[chess.Move]
+    #: The last complete depth's lines, best first (more than one with MultiPV).
+    lines: list[Iteration] = field(default_factory=list)
 
 
 class Searcher:
@@ -192,6 +194,7 @@ class Searcher:
                 break
 
         pv = completed.pv if completed else ([best_move] if best_move else [])
+        final_lines = lines if lines and completed is lines[0] else ([completed] if completed else [])
         return SearchResult(
             best_move=best_move,
             ponder_move=pv[1] if len(pv) > 1 and pv[0] == best_move else None,
@@ -200,6 +203,7 @@ class Searcher:
             nodes=tree.nodes,
             time_ms=elapsed_ms(),
             pv=list(pv),
+            lines=final_lines,
         )
 
     # --- one depth, with aspiration windows --------------------------------

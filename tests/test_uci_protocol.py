@@ -154,6 +154,8 @@ def test_uci_lists_id_and_options_then_uciok(uci):
         "option name UCI_AnalyseMode type check default false",
         "option name UCI_Chess960 type check default false",
         "option name UCI_ShowWDL type check default false",
+        "option name UCI_LimitStrength type check default false",
+        "option name UCI_Elo type spin default 1500 min 1000 max 2000",
     }
     # Nothing else between the header and uciok.
     assert all(line.startswith(("id ", "option ")) for line in lines[:-1])

@@ -18,6 +18,7 @@ from eval import describe
 from eval.wdl import material, wdl
 from opening_book import OpeningBook
 from search.driver import Iteration, Searcher
+from search.strength import CANDIDATE_LINES, ELO_MAX, ELO_MIN, StrengthLimit
 from search.timeman import Limits
 from uci_engine import __version__
 from uci_engine.info import currmove_line, info_line
@@ -60,6 +61,8 @@ class UciEngine:
         self.options.add(Option("UCI_AnalyseMode", "check", False))
         self.options.add(Option("UCI_Chess960", "check", False), self._on_chess960)
         self.options.add(Option("UCI_ShowWDL", "check", False))
+        self.options.add(Option("UCI_LimitStrength", "check", False))
+        self.options.add(Option("UCI_Elo", "spin", 1500, ELO_MIN, ELO_MAX))
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
             "uci": self.cmd_uci,
             "isready": lambda _: self.out.send("readyok"),
@@ -195,8 +198,15 @@ class UciEngine:
         reported: list[Iteration] = []
         show_wdl = bool(self.options["UCI_ShowWDL"])
         material_count = material(board)
+        shown_lines = int(self.options["MultiPV"])
+        strength = StrengthLimit(int(self.options["UCI_Elo"])) if self.options["UCI_LimitStrength"] else None
+        if strength is not None:
+            budget = strength.nodes()
+            limits.nodes = budget if limits.nodes is None else min(limits.nodes, budget)
 
         def report(iteration: Iteration) -> None:
+            if iteration.multipv > shown_lines:
+                return  # a candidate searched only for the strength limit
             if iteration.multipv == 1:
                 reported.append(iteration)  # the fallback move comes from the best line
             chances = wdl(iteration.score, material_count, iteration.mate_in) if show_wdl else None
@@ -209,11 +219,13 @@ class UciEngine:
                 result = self.searcher.search(
                     board, limits, move_overhead=int(self.options["Move Overhead"]),
                     stop=self._stop, ponderhit=self._ponderhit, on_iteration=report,
-                    multipv=int(self.options["MultiPV"]),
+                    multipv=max(shown_lines, CANDIDATE_LINES) if strength else shown_lines,
                     on_currmove=lambda move, number, depth: self.out.send(
                         currmove_line(move.uci(), number, depth)),
                 )
                 best, ponder = result.best_move, result.ponder_move
+                if strength is not None and len(result.lines) > 1:
+                    best, ponder = self._weaker_choice(strength, result.lines)
         except Exception as error:  # keep serving: fall back on what we know
             self.out.info_string(f"search error: {type(error).__name__}: {error}")
             best = reported[-1].pv[0] if reported and reported[-1].pv else None
@@ -230,6 +242,12 @@ class UciEngine:
             self.out.send(f"bestmove {best.uci()} ponder {ponder.uci()}")
         else:
             self.out.send(f"bestmove {best.uci()}")
+
+    def _weaker_choice(self, strength: StrengthLimit, lines: list[Iteration]) -> tuple[chess.Move, chess.Move | None]:
+        """UCI_LimitStrength: pick among the candidate lines, and its ponder move."""
+        move = strength.choose([(line.pv[0], line.score) for line in lines if line.pv], self.rng)
+        line = next(line for line in lines if line.pv and line.pv[0] == move)
+        return move, line.pv[1] if len(line.pv) > 1 else None
 
     def stop_search(self) -> None:
         self._stop.set()

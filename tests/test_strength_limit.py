@@ -1,0 +1,64 @@
+"""UCI_LimitStrength / UCI_Elo: fewer nodes and a human-like choice among good lines."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import chess
+import chess.engine
+
+from search.strength import ELO_MAX, ELO_MIN, StrengthLimit
+from tests.test_client import MIDDLEGAME, engine  # noqa: F401 (fixture)
+
+E2E4, D2D4, C2C4, G2G4 = (chess.Move.from_uci(uci) for uci in ("e2e4", "d2d4", "c2c4", "g2g4"))
+
+
+def test_stronger_settings_search_more_and_push_less() -> None:
+    settings = [StrengthLimit(elo) for elo in range(ELO_MIN, ELO_MAX + 1, 100)]
+    nodes = [setting.nodes() for setting in settings]
+    weakness = [setting.weakness() for setting in settings]
+    assert nodes == sorted(nodes) and nodes[0] < nodes[-1]
+    assert weakness == sorted(weakness, reverse=True) and 0 < weakness[-1] < weakness[0] < 128
+    assert StrengthLimit(ELO_MIN - 500).nodes() == StrengthLimit(ELO_MIN).nodes()
+
+
+def choices(elo: int, lines: list[tuple[chess.Move, int]], trials: int = 2000) -> Counter:
+    rng = random.Random(7)
+    limit = StrengthLimit(elo)
+    return Counter(limit.choose(lines, rng) for _ in range(trials))
+
+
+def test_close_alternatives_are_sometimes_played_by_weak_settings() -> None:
+    lines = [(E2E4, 30), (D2D4, 25), (C2C4, 10), (G2G4, -40)]
+    weak, strong = choices(ELO_MIN, lines), choices(ELO_MAX, lines)
+    assert weak[E2E4] > weak[G2G4]
+    assert weak[E2E4] < 2000  # the weak setting does not always play the best move
+    assert strong[E2E4] > weak[E2E4]
+
+
+def test_a_clearly_losing_move_is_never_chosen() -> None:
+    lines = [(E2E4, 50), (D2D4, 40), (C2C4, 30), (G2G4, -900)]
+    assert choices(ELO_MIN, lines)[G2G4] == 0
+
+
+def test_single_line_and_mates_are_played_as_found() -> None:
+    assert choices(ELO_MIN, [(E2E4, 0)], trials=50) == Counter({E2E4: 50})
+    assert choices(ELO_MIN, [(E2E4, 31990), (D2D4, 100)], trials=50) == Counter({E2E4: 50})
+
+
+def test_limited_engine_keeps_to_its_node_budget(engine) -> None:  # noqa: F811
+    budget = StrengthLimit(ELO_MIN).nodes()
+    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": ELO_MIN, "OwnBook": False})
+    board = chess.Board(MIDDLEGAME)
+    result = engine.play(board, chess.engine.Limit(time=5), info=chess.engine.INFO_ALL)
+    assert result.move in board.legal_moves
+    # The search looks at the clock and node count every 64 nodes.
+    assert result.info["nodes"] <= budget + 64
+    assert result.info.get("multipv", 1) == 1  # candidate lines are not shown
+
+
+def test_limited_engine_finds_a_mate_in_one(engine) -> None:  # noqa: F811
+    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": ELO_MIN, "OwnBook": False})
+    board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    for _ in range(5):
+        assert engine.play(board, chess.engine.Limit(time=1)).move == chess.Move.from_uci("d1d8")
