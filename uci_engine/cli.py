@@ -18,7 +18,7 @@ import sys
 
 import chess
 
-from uci_engine import analyse, epd
+from uci_engine import analyse, annotate, epd
 from uci_engine.position_cmd import board_from_fen
 from uci_engine.protocol import UciEngine
 from uci_engine.tools import DEFAULT_BENCH_DEPTH, bench, divide
@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     perft_cmd.add_argument("--fen", default=chess.STARTING_FEN)
     analyse.register(commands)
     epd.register(commands)
+    annotate.register(commands)
     commands.add_parser("uci", help="run the UCI loop (the default)")
     args = parser.parse_args(argv)
 
