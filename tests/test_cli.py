@@ -115,6 +115,15 @@ def test_analyse_depth_limit_reports_each_depth(capsys: pytest.CaptureFixture[st
     assert score and abs(float(score.group(1))) < 2
 
 
+def test_analyse_movetime_searches_a_forced_move_deeply(capsys: pytest.CaptureFixture[str]) -> None:
+    # Legall's mate after 6. Bxf7+: Ke7 is forced, then Nd5#.  Under a game
+    # clock the driver answers a forced move after depth 1; analysis must not.
+    fen = "rn1qkbnr/ppp2B1p/3p2p1/4N3/4P3/2N5/PPPP1PPP/R1BbK2R b KQkq - 0 6"
+    status, out, _ = run_main(["analyse", "--fen", fen, "--movetime", "1000"], capsys)
+    assert status == 0
+    assert re.search(r"^ 1\. +#1  6\.\.\. ?Ke7 7\. Nd5#$", out, re.MULTILINE)
+
+
 def test_analyse_multipv_lines_are_numbered_from_one(capsys: pytest.CaptureFixture[str]) -> None:
     # Holds whether or not the search reports more than line 1 (MultiPV is in progress).
     status, out, _ = run_main(["analyse", "--depth", "3", "--multipv", "3"], capsys)

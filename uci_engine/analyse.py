@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
 
 import chess
 
 from search.driver import Iteration, Searcher
 from search.timeman import Limits
 from search.tt import EXACT, LOWER
-from uci_engine.cli_support import (add_limit_options, describe_limits, fen_board, format_score,
-                                    limits_from, positive_int, pv_san)
+from uci_engine.cli_support import (add_limit_options, analysis_search, describe_limits, fen_board,
+                                    format_score, limits_from, positive_int, pv_san)
 
 DEFAULT_LIMITS = Limits(movetime=2000)
 
@@ -74,23 +73,6 @@ def final_lines(reports: list[Iteration], wanted: int) -> list[Iteration]:
     return lines[:wanted]
 
 
-def mate_is_settled(iteration: Iteration) -> bool:
-    """A mate on line 1 searched to twice its length and more: deeper can only find a shorter one.
-
-    The driver already stops a timed search there; under a depth or node
-    limit analyse stops it, or a found mate would run on to the maximum
-    depth at a line per ply.
-    """
-    mate = iteration.mate_in
-    return (iteration.multipv == 1 and iteration.bound == EXACT and mate is not None
-            and iteration.depth >= 2 * abs(mate) + 2)
-
-
-#: With several lines, plies searched after line 1's mate is settled, in case
-#: the other lines never all arrive.
-MATE_GRACE_PLIES = 4
-
-
 def run(args: argparse.Namespace) -> int:
     board: chess.Board = args.fen
     limits = limits_from(args, DEFAULT_LIMITS)
@@ -108,26 +90,13 @@ def run(args: argparse.Namespace) -> int:
           "scores in pawns from White's point of view (#N: White mates in N, #-N: Black mates in N)",
           file=out)
 
-    reports: list[Iteration] = []
-    stop = threading.Event()
-
-    settled_at: list[int] = []
-
-    def on_iteration(iteration: Iteration) -> None:
-        if stop.is_set():
-            return  # the rest of a depth we cut short ourselves
-        reports.append(iteration)
-        if not settled_at and mate_is_settled(iteration):
-            settled_at.append(iteration.depth)
-        if settled_at and (iteration.multipv == wanted or iteration.depth >= settled_at[0] + MATE_GRACE_PLIES):
-            stop.set()
+    def show(iteration: Iteration) -> None:
         print(f"depth {iteration.depth:2d}/{max(iteration.seldepth, iteration.depth):<2d} "
               f"line {iteration.multipv}  {format_score(iteration.score, board.turn):>7s}"
               f"{bound_text(iteration, board.turn)}  nodes {iteration.nodes:>9d}  "
               f"time {iteration.time_ms / 1000:6.2f}s  {pv_san(board, iteration.pv)}", file=out, flush=True)
 
-    result = Searcher(args.hash).search(board, limits, move_overhead=0, stop=stop,
-                                        on_iteration=on_iteration, multipv=wanted)
+    result, reports = analysis_search(Searcher(args.hash), board, limits, multipv=wanted, on_iteration=show)
     lines = final_lines(reports, wanted)
     print("", file=out)
     print(f"Final (depth {lines[0].depth if lines else 0}, {result.nodes} nodes, "

@@ -10,6 +10,9 @@ searched once with the given limit.  For the move from position P to Q,
 * the search of Q gives the value of the move played (negated: Q has the
   other side to move).
 
+(A `--movetime` is spent in full on every position, forced moves included:
+see `cli_support.analysis_search`.)
+
 Each move gets a comment `[%eval E]` (the value after the move, pawns from
 White's point of view, `#N` for mates — the lichess/ChessBase convention),
 the best move in SAN when it differs from the one played, and a NAG by the
@@ -45,8 +48,8 @@ import chess.pgn
 from search.driver import Searcher
 from search.position import MATE
 from search.timeman import Limits
-from uci_engine.cli_support import (EVAL_CAP, ProgressBar, add_limit_options, clipped_cp, describe_limits,
-                                    format_score, limits_from, white_score, win_chances)
+from uci_engine.cli_support import (EVAL_CAP, ProgressBar, add_limit_options, analysis_search, clipped_cp,
+                                    describe_limits, format_score, limits_from, white_score, win_chances)
 
 DEFAULT_LIMITS = Limits(movetime=500)
 
@@ -98,7 +101,7 @@ def judge(searcher: Searcher, board: chess.Board, limits: Limits) -> Judgement:
         return Judgement(None, [], -MATE, 0)
     if board.is_game_over(claim_draw=False):
         return Judgement(None, [], 0, 0)  # stalemate, insufficient material, 75 moves, fivefold
-    result = searcher.search(board, limits, move_overhead=0)
+    result, _ = analysis_search(searcher, board, limits)
     return Judgement(result.best_move, list(result.pv), result.score, result.depth)
 
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import threading
 import time
-from typing import TextIO
+from typing import Callable, TextIO
 
 import chess
 
+from search.driver import Iteration, Searcher, SearchResult
 from search.position import MATE, MATE_BOUND
+from search.tt import EXACT
 from search.timeman import Limits
 from uci_engine.position_cmd import board_from_fen
 
@@ -56,6 +59,63 @@ def clipped_cp(score: int) -> int:
 def win_chances(cp: int) -> float:
     """Expected result in [-1, 1] for an evaluation of `cp` (lichess's logistic fit)."""
     return 2 / (1 + math.exp(-0.00368208 * cp)) - 1
+
+
+# --- searching for analysis -----------------------------------------------------
+
+#: With several lines, plies searched after line 1's mate is settled, in case
+#: the other lines never all arrive.
+MATE_GRACE_PLIES = 4
+
+
+def mate_is_settled(iteration: Iteration) -> bool:
+    """A mate on line 1 searched to twice its length and more: deeper can only find a shorter one."""
+    mate = iteration.mate_in
+    return (iteration.multipv == 1 and iteration.bound == EXACT and mate is not None
+            and iteration.depth >= 2 * abs(mate) + 2)
+
+
+def analysis_search(searcher: Searcher, board: chess.Board, limits: Limits, *, multipv: int = 1,
+                    on_iteration: Callable[[Iteration], None] | None = None,
+                    ) -> tuple[SearchResult, list[Iteration]]:
+    """Search `board` the way an analysis wants it; (result, the reports passed on).
+
+    The driver plays games: under a clock it answers a forced move after
+    depth 1 and stops early on a found mate.  For analysis a `movetime` is
+    instead a stopwatch on an unbounded search, so every position gets the
+    full time and a real score.  Under any limit the search is stopped once
+    a mate on line 1 is settled (with K lines: once line K of that depth
+    arrives, or a few plies later), or a found mate would run on to the
+    maximum depth; reports arriving after that stop are dropped.
+    """
+    stop = threading.Event()
+    timer = None
+    if limits.movetime is not None:
+        timer = threading.Timer(limits.movetime / 1000, stop.set)
+        limits = Limits(infinite=True)
+    reports: list[Iteration] = []
+    settled_at: list[int] = []
+
+    def report(iteration: Iteration) -> None:
+        if stop.is_set():
+            return  # the rest of a depth cut short by the stop
+        reports.append(iteration)
+        if not settled_at and mate_is_settled(iteration):
+            settled_at.append(iteration.depth)
+        if settled_at and (iteration.multipv == multipv or iteration.depth >= settled_at[0] + MATE_GRACE_PLIES):
+            stop.set()
+        if on_iteration is not None:
+            on_iteration(iteration)
+
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        result = searcher.search(board, limits, move_overhead=0, stop=stop, on_iteration=report, multipv=multipv)
+    finally:
+        if timer is not None:
+            timer.cancel()
+    return result, reports
 
 
 # --- moves --------------------------------------------------------------------

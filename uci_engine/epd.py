@@ -19,7 +19,8 @@ import chess
 
 from search.driver import Searcher
 from search.timeman import Limits
-from uci_engine.cli_support import ProgressBar, add_limit_options, describe_limits, format_score, limits_from
+from uci_engine.cli_support import (ProgressBar, add_limit_options, analysis_search, describe_limits,
+                                    format_score, limits_from)
 
 DEFAULT_LIMITS = Limits(movetime=1000)
 
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     for index, (number, board, ops) in enumerate(entries, 1):
         searcher.clear()  # each position on its own: results don't depend on the order
-        result = searcher.search(board, limits, move_overhead=0)
+        result, _ = analysis_search(searcher, board, limits)
         total_nodes += result.nodes
         move = result.best_move
         good = move is not None
