@@ -69,7 +69,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "annotate", help="annotate the moves of PGN games with evaluations and ?? / ? / ?!",
         description="Search every position of every game and write the games back with "
-                    "[%%eval] comments, best alternatives and ?? / ? / ?! marks "
+                    "[%eval] comments, best alternatives and ?? / ? / ?! marks "
                     "(blunder >= 300 cp, mistake >= 150 cp, inaccuracy >= 70 cp of loss, each "
                     "also needing a win-chance drop of 0.30 / 0.20 / 0.10 unless --cp-only).")
     parser.add_argument("pgn", metavar="GAME.pgn", help="PGN file with one or more games")

@@ -158,8 +158,9 @@ def fen_board(text: str) -> chess.Board:
 def add_limit_options(parser: argparse.ArgumentParser, default: str, *, hash_option: bool = True) -> None:
     """--depth / --movetime / --nodes (one of them) and --hash; `default` describes the fallback."""
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--depth", type=positive_int, metavar="N", help=f"search N plies (default: {default})")
-    group.add_argument("--movetime", type=positive_int, metavar="MS", help="search MS milliseconds")
+    group.add_argument("--depth", type=positive_int, metavar="N", help="search N plies")
+    group.add_argument("--movetime", type=positive_int, metavar="MS",
+                       help=f"search MS milliseconds (without any limit option: {default})")
     group.add_argument("--nodes", type=positive_int, metavar="N", help="search about N nodes")
     if hash_option:
         parser.add_argument("--hash", type=positive_int, default=16, metavar="MB",
