@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -271,10 +272,19 @@ def read_games(path: str, parser: argparse.ArgumentParser) -> list[chess.pgn.Gam
         parser.error(f"cannot read {path}: {error.strerror or error}")
     games = []
     stream = io.StringIO(text)
-    while (game := chess.pgn.read_game(stream)) is not None:
-        for error in game.errors:
-            print(f"warning: game {len(games) + 1}: {error}", file=sys.stderr)
-        games.append(game)
+    # python-chess also logs each error; they are reported once, here, instead.
+    logger = logging.getLogger("chess.pgn")
+    propagate, logger.propagate = logger.propagate, False
+    quiet = logging.NullHandler()
+    logger.addHandler(quiet)
+    try:
+        while (game := chess.pgn.read_game(stream)) is not None:
+            for error in game.errors:
+                print(f"warning: game {len(games) + 1}: {error} (the game is cut there)", file=sys.stderr)
+            games.append(game)
+    finally:
+        logger.removeHandler(quiet)
+        logger.propagate = propagate
     return games
 
 

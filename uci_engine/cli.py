@@ -48,7 +48,11 @@ def main(argv: list[str] | None = None) -> int:
 
     handler = getattr(args, "handler", None)
     if handler is not None:
-        return handler(args)
+        try:
+            return handler(args)
+        except KeyboardInterrupt:
+            print(f"\n{args.command}: interrupted", file=sys.stderr)
+            return 130
     if args.command == "bench":
         bench(max(1, args.depth))
     elif args.command == "perft":
