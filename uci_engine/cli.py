@@ -3,6 +3,12 @@
     pawnstorm                 UCI mode (what GUIs start)
     pawnstorm bench [DEPTH]   fixed-depth search over the bench positions
     pawnstorm perft N [--fen FEN]
+    pawnstorm analyse --fen FEN [--depth N | --movetime MS | --nodes N] [--multipv K]
+    pawnstorm epd FILE [--depth N | --movetime MS | --nodes N]
+    pawnstorm annotate GAME.pgn [--movetime MS ...] [-o OUT.pgn] [--graph EVAL.png]
+
+Each analysis subcommand lives in its own module (`analyse`, `epd`,
+`annotate`), which registers its parser and handler here.
 """
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ import sys
 
 import chess
 
+from uci_engine import analyse, annotate, epd
 from uci_engine.position_cmd import board_from_fen
 from uci_engine.protocol import UciEngine
 from uci_engine.tools import DEFAULT_BENCH_DEPTH, bench, divide
@@ -33,9 +40,19 @@ def main(argv: list[str] | None = None) -> int:
     perft_cmd = commands.add_parser("perft", help="count leaf nodes of the move tree")
     perft_cmd.add_argument("depth", type=int)
     perft_cmd.add_argument("--fen", default=chess.STARTING_FEN)
+    analyse.register(commands)
+    epd.register(commands)
+    annotate.register(commands)
     commands.add_parser("uci", help="run the UCI loop (the default)")
     args = parser.parse_args(argv)
 
+    handler = getattr(args, "handler", None)
+    if handler is not None:
+        try:
+            return handler(args)
+        except KeyboardInterrupt:
+            print(f"\n{args.command}: interrupted", file=sys.stderr)
+            return 130
     if args.command == "bench":
         bench(max(1, args.depth))
     elif args.command == "perft":

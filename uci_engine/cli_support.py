@@ -1,0 +1,246 @@
+"""Helpers shared by the analysis subcommands (`analyse`, `epd`, `annotate`).
+
+Scores coming out of `search/` are centipawns from the side to move's point
+of view, with mates encoded as `MATE - plies`.  The command line shows them in
+pawns from **White's** point of view (like GUIs and PGN `[%eval]` tags):
+`+1.23`, `-0.40`, `#3` (White mates in 3), `#-2` (Black mates in 2).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import threading
+import time
+from typing import Callable, TextIO
+
+import chess
+
+from search.driver import Iteration, Searcher, SearchResult
+from search.position import MATE, MATE_BOUND
+from search.tt import EXACT
+from search.timeman import Limits
+from uci_engine.position_cmd import board_from_fen
+
+#: Evaluations are clipped to this many centipawns when losses and graphs are
+#: computed; a mate counts as exactly this much.
+EVAL_CAP = 1000
+
+
+# --- scores -------------------------------------------------------------------
+
+def mate_moves(score: int) -> int | None:
+    """Moves to mate for a side-to-move score (negative: being mated), or None."""
+    if score > MATE_BOUND:
+        return (MATE - score + 1) // 2
+    if score < -MATE_BOUND:
+        return -((MATE + score) // 2)
+    return None
+
+
+def white_score(score: int, turn: chess.Color) -> int:
+    """A side-to-move score turned to White's point of view."""
+    return score if turn == chess.WHITE else -score
+
+
+def format_score(score: int, turn: chess.Color) -> str:
+    """`score` (side to move `turn`) as White-view pawns: `+0.35`, `-1.20`, `#3`, `#-2`."""
+    mate = mate_moves(score)
+    if mate is not None:
+        return f"#{white_score(mate, turn)}"
+    return f"{white_score(score, turn) / 100:+.2f}"
+
+
+def clipped_cp(score: int) -> int:
+    """A score as centipawns within ±EVAL_CAP (mates count as ±EVAL_CAP)."""
+    return max(-EVAL_CAP, min(EVAL_CAP, score))
+
+
+def win_chances(cp: int) -> float:
+    """Expected result in [-1, 1] for an evaluation of `cp` (lichess's logistic fit)."""
+    return 2 / (1 + math.exp(-0.00368208 * cp)) - 1
+
+
+# --- searching for analysis -----------------------------------------------------
+
+#: With several lines, plies searched after line 1's mate is settled, in case
+#: the other lines never all arrive.
+MATE_GRACE_PLIES = 4
+
+
+def mate_is_settled(iteration: Iteration) -> bool:
+    """A mate on line 1 searched to twice its length and more: deeper can only find a shorter one."""
+    mate = iteration.mate_in
+    return (iteration.multipv == 1 and iteration.bound == EXACT and mate is not None
+            and iteration.depth >= 2 * abs(mate) + 2)
+
+
+def analysis_search(searcher: Searcher, board: chess.Board, limits: Limits, *, multipv: int = 1,
+                    on_iteration: Callable[[Iteration], None] | None = None,
+                    ) -> tuple[SearchResult, list[Iteration]]:
+    """Search `board` the way an analysis wants it; (result, the reports passed on).
+
+    The driver plays games: under a clock it answers a forced move after
+    depth 1 and stops early on a found mate.  For analysis a `movetime` is
+    instead a stopwatch on an unbounded search, so every position gets the
+    full time and a real score.  Under any limit the search is stopped once
+    a mate on line 1 is settled (with K lines: once line K of that depth
+    arrives, or a few plies later), or a found mate would run on to the
+    maximum depth; reports arriving after that stop are dropped.
+    """
+    stop = threading.Event()
+    timer = None
+    if limits.movetime is not None:
+        timer = threading.Timer(limits.movetime / 1000, stop.set)
+        limits = Limits(infinite=True)
+    reports: list[Iteration] = []
+    settled_at: list[int] = []
+
+    def report(iteration: Iteration) -> None:
+        if stop.is_set():
+            return  # the rest of a depth cut short by the stop
+        reports.append(iteration)
+        if not settled_at and mate_is_settled(iteration):
+            settled_at.append(iteration.depth)
+        if settled_at and (iteration.multipv == multipv or iteration.depth >= settled_at[0] + MATE_GRACE_PLIES):
+            stop.set()
+        if on_iteration is not None:
+            on_iteration(iteration)
+
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        result = searcher.search(board, limits, move_overhead=0, stop=stop, on_iteration=report, multipv=multipv)
+    finally:
+        if timer is not None:
+            timer.cancel()
+    return result, reports
+
+
+# --- moves --------------------------------------------------------------------
+
+def pv_san(board: chess.Board, pv: list[chess.Move]) -> str:
+    """A principal variation in numbered SAN (`12... Nf6 13. e5`), stopping at any illegal move."""
+    legal: list[chess.Move] = []
+    probe = board.copy(stack=False)
+    for move in pv:
+        if not probe.is_legal(move):
+            break
+        legal.append(move)
+        probe.push(move)
+    return board.variation_san(legal) if legal else ""
+
+
+# --- arguments ----------------------------------------------------------------
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
+
+
+def fen_board(text: str) -> chess.Board:
+    """argparse `type=` for a FEN: a valid board, or a parser error (exit status 2)."""
+    result = board_from_fen(text)
+    if isinstance(result, str):
+        raise argparse.ArgumentTypeError(result)
+    board, fixes = result
+    for fix in fixes:
+        print(f"note: {fix}", file=sys.stderr)
+    return board
+
+
+def add_limit_options(parser: argparse.ArgumentParser, default: str, *, hash_option: bool = True) -> None:
+    """--depth / --movetime / --nodes (one of them) and --hash; `default` describes the fallback."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--depth", type=positive_int, metavar="N", help="search N plies")
+    group.add_argument("--movetime", type=positive_int, metavar="MS",
+                       help=f"search MS milliseconds (without any limit option: {default})")
+    group.add_argument("--nodes", type=positive_int, metavar="N", help="search about N nodes")
+    if hash_option:
+        parser.add_argument("--hash", type=positive_int, default=16, metavar="MB",
+                            help="transposition table size in MB (default: 16)")
+
+
+def limits_from(args: argparse.Namespace, default: Limits) -> Limits:
+    """The limits asked for on the command line, or `default` if none was."""
+    if args.depth is not None:
+        return Limits(depth=args.depth)
+    if args.movetime is not None:
+        return Limits(movetime=args.movetime)
+    if args.nodes is not None:
+        return Limits(nodes=args.nodes)
+    return default
+
+
+def describe_limits(limits: Limits) -> str:
+    if limits.depth is not None:
+        return f"depth {limits.depth}"
+    if limits.nodes is not None:
+        return f"{limits.nodes} nodes"
+    if limits.movetime is not None:
+        return f"{limits.movetime} ms"
+    return "no limit"
+
+
+# --- progress -----------------------------------------------------------------
+
+class ProgressBar:
+    """A one-line progress bar on stderr, redrawn in place with `\\r`.
+
+    By default it is drawn only when the stream is a terminal, so logs and
+    pipes stay clean; `enabled=True` forces it (a line per update, then).
+    """
+
+    def __init__(self, total: int, label: str = "", *, stream: TextIO | None = None,
+                 enabled: bool | None = None, width: int = 30) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.total = max(total, 0)
+        self.label = label
+        self.width = width
+        self.done = 0
+        self.note = ""
+        self.start = time.perf_counter()
+        isatty = getattr(self.stream, "isatty", lambda: False)
+        self.enabled = isatty() if enabled is None else enabled
+        self.live = self.enabled and isatty()
+        self._shown = False
+
+    def update(self, done: int | None = None, note: str = "") -> None:
+        self.done = self.done + 1 if done is None else done
+        self.note = note
+        self.draw()
+
+    def draw(self) -> None:
+        if not self.enabled:
+            return
+        fraction = self.done / self.total if self.total else 1.0
+        filled = int(round(self.width * min(fraction, 1.0)))
+        bar = "#" * filled + "-" * (self.width - filled)
+        elapsed = time.perf_counter() - self.start
+        text = f"{self.label}[{bar}] {self.done}/{self.total} {elapsed:.0f}s"
+        if self.note:
+            text += f" {self.note}"
+        if self.live:
+            self.stream.write("\r" + text + "\x1b[K")
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+        self._shown = True
+
+    def clear(self) -> None:
+        """Wipe the live bar so that another line can be printed on the terminal."""
+        if self.live and self._shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.live and self._shown:
+            self.stream.write("\n")
+            self.stream.flush()
+        self._shown = False
