@@ -20,5 +20,5 @@ def info_line(iteration: Iteration) -> str:
     return (
         f"info depth {iteration.depth} seldepth {max(iteration.seldepth, iteration.depth)} multipv 1 "
         f"{score_text(iteration)} nodes {iteration.nodes} nps {iteration.nps} "
-        f"hashfull {iteration.hashfull} time {int(iteration.time_ms)} pv {pv}"
+        f"hashfull {iteration.hashfull} tbhits {iteration.tbhits} time {int(iteration.time_ms)} pv {pv}"
     ).rstrip()
