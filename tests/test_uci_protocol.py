@@ -150,6 +150,9 @@ def test_uci_lists_id_and_options_then_uciok(uci):
         "option name Move Overhead type spin default 30 min 0 max 5000",
         "option name OwnBook type check default true",
         "option name BookFile type string default <bundled>",
+        "option name SyzygyPath type string default <empty>",
+        "option name GaviotaTbPath type string default <empty>",
+        "option name SyzygyProbeLimit type spin default 7 min 0 max 7",
     }
     # Nothing else between the header and uciok.
     assert all(line.startswith(("id ", "option ")) for line in lines[:-1])
