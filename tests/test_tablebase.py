@@ -20,13 +20,13 @@ from search.driver import Iteration, Searcher
 from search.position import MATE, MATE_BOUND
 from search.tablebase import (
     TB_WIN,
+    RootResult,
     Tablebases,
     dtz_rank,
     has_repeated,
     rank_score,
     split_paths,
     tablebase_score,
-    RootResult,
 )
 from search.timeman import Limits
 from search.tt import EXACT, TranspositionTable, score_from_tt
