@@ -15,6 +15,7 @@ import chess
 from search.features import Features
 from search.ordering import MoveOrderer
 from search.position import MATE, Position
+from search.tablebase import Tablebases
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt
 
 INFINITY = MATE + 1
@@ -41,6 +42,7 @@ class AlphaBeta:
         features: Features = Features(),
         should_stop: Callable[[int], bool] | None = None,
         orderer: MoveOrderer | None = None,
+        tablebases: Tablebases | None = None,
     ) -> None:
         self.pos = pos
         self.tt = tt
@@ -51,6 +53,9 @@ class AlphaBeta:
         self.seldepth = 0
         # Triangular PV table: pv[ply] is the best line found from that ply.
         self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
+        self.tablebases = tablebases
+        #: Most pieces at which the tree probes the tablebases (0: never).
+        self.tablebase_pieces = tablebases.search_pieces if tablebases is not None else 0
 
     def _tick(self) -> None:
         self.nodes += 1
@@ -70,6 +75,10 @@ class AlphaBeta:
         if ply > 0:
             if pos.is_draw():
                 return 0
+            if self.tablebase_pieces and pos.board.halfmove_clock == 0:
+                score = self._probe_tablebases(ply)
+                if score is not None:
+                    return score
             # Mate distance pruning: no line from here can beat a mate
             # already found nearer the root.  Never changes the root value.
             alpha = max(alpha, -MATE + ply)
@@ -139,6 +148,18 @@ class AlphaBeta:
             else:
                 self.tt.store(key, depth, UPPER, best_score, None, ply)
         return best_score
+
+    def _probe_tablebases(self, ply: int) -> int | None:
+        """The tables' verdict on a position just after a capture or pawn move, if they hold it.
+
+        Only there: Syzygy's WDL tables assume a fresh fifty-move count, and
+        probing every node would cost far more than it saves.
+        """
+        board = self.pos.board
+        if chess.popcount(board.occupied) > self.tablebase_pieces:
+            return None
+        assert self.tablebases is not None
+        return self.tablebases.probe_score(board, ply)
 
     def quiescence(self, alpha: int, beta: int, ply: int) -> int:
         """Resolve captures (and evasions when in check) until the position is quiet.

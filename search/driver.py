@@ -9,6 +9,7 @@ root move that the interrupted depth has already proven better.
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from search.alphabeta import INFINITY, MAX_PLY, AlphaBeta, SearchAborted
 from search.features import Features
 from search.ordering import MoveOrderer
 from search.position import MATE, MATE_BOUND, Position
+from search.tablebase import RootResult, Tablebases, tablebase_score
 from search.timeman import Deadlines, Limits, allocate
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, move_code_of
 
@@ -48,6 +50,8 @@ class Iteration:
     partial: bool = False
     #: Which of the MultiPV lines this is (1 = best).
     multipv: int = 1
+    #: Tablebase probes that found the position, this search so far.
+    tbhits: int = 0
 
     @property
     def mate_in(self) -> int | None:
@@ -83,6 +87,8 @@ class Searcher:
         self.tt = TranspositionTable(hash_mb)
         self.features = features
         self.orderer = MoveOrderer(MAX_PLY)
+        #: Endgame tables to consult (None: play without them).
+        self.tablebases: Tablebases | None = None
         # Best root move proven during the current depth (survives aborts and
         # aspiration re-searches).
         self._root_best_score = -INFINITY
@@ -98,6 +104,32 @@ class Searcher:
         """Forget everything learnt (`ucinewgame`, `Clear Hash`)."""
         self.tt.clear()
         self.orderer.clear()
+
+    def _tablebase_reports(
+        self,
+        on_iteration: Callable[[Iteration], None] | None,
+        root: RootResult | None,
+        hits_before: int,
+    ) -> Callable[[Iteration], None] | None:
+        """`on_iteration`, with each report carrying this search's tablebase hits.
+
+        At a root the tables hold, the reported score is theirs: a search
+        score there is only a heuristic for a known result.  The driver's own
+        iterations keep the search scores, which its aspiration windows need.
+        """
+        tablebases = self.tablebases
+        if on_iteration is None or tablebases is None:
+            return on_iteration
+        forward = on_iteration
+
+        def report(iteration: Iteration) -> None:
+            iteration = dataclasses.replace(iteration, tbhits=tablebases.hits - hits_before)
+            if root is not None:
+                iteration.score = tablebase_score(root, iteration.score)
+                iteration.bound = EXACT
+            forward(iteration)
+
+        return report
 
     def search(
         self,
@@ -146,13 +178,20 @@ class Searcher:
         self.tt.new_search()
         self.orderer.age()
         pos = Position(board.copy())
-        tree = AlphaBeta(pos, self.tt, self.features, should_stop, self.orderer)
+        tree = AlphaBeta(pos, self.tt, self.features, should_stop, self.orderer, tablebases=self.tablebases)
         root_moves = pos.legal_moves()
         if limits.searchmoves:
             wanted = set(limits.searchmoves)
             root_moves = [move for move in root_moves if move.uci() in wanted] or root_moves
         if self.features.ordering:
             root_moves = self.orderer.order(pos.board, root_moves, move_code_of(self.tt.probe_data(pos.key)), 0)
+        # In the tables, search only the moves that keep their result.
+        tablebases = self.tablebases
+        hits_before = tablebases.hits if tablebases is not None else 0
+        tablebase_root = tablebases.root_moves(pos.board, root_moves) if tablebases is not None else None
+        if tablebase_root is not None:
+            root_moves = tablebase_root.moves
+        on_iteration = self._tablebase_reports(on_iteration, tablebase_root, hits_before)
 
         completed: Iteration | None = None
         best_move = root_moves[0] if root_moves else None

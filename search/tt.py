@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import chess
 
-from search.position import MATE_BOUND
+from search.tablebase import TB_WIN_BOUND
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -38,18 +38,22 @@ class Entry(NamedTuple):
 
 
 def score_to_tt(score: int, ply: int) -> int:
-    """Mate scores are stored relative to the node, not the root."""
-    if score > MATE_BOUND:
+    """Mate and tablebase-win scores are stored relative to the node, not the root.
+
+    Both count plies from the root (MATE - ply, TB_WIN - ply); a transposition
+    reached at another ply must see the same distance from itself.
+    """
+    if score > TB_WIN_BOUND:
         return score + ply
-    if score < -MATE_BOUND:
+    if score < -TB_WIN_BOUND:
         return score - ply
     return score
 
 
 def score_from_tt(score: int, ply: int) -> int:
-    if score > MATE_BOUND:
+    if score > TB_WIN_BOUND:
         return score - ply
-    if score < -MATE_BOUND:
+    if score < -TB_WIN_BOUND:
         return score + ply
     return score
 

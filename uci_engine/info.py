@@ -23,7 +23,7 @@ def info_line(iteration: Iteration, wdl: tuple[int, int, int] | None = None) -> 
         f"info depth {iteration.depth} seldepth {max(iteration.seldepth, iteration.depth)} "
         f"multipv {iteration.multipv} "
         f"{score_text(iteration)}{wdl_text} nodes {iteration.nodes} nps {iteration.nps} "
-        f"hashfull {iteration.hashfull} time {int(iteration.time_ms)} pv {pv}"
+        f"hashfull {iteration.hashfull} tbhits {iteration.tbhits} time {int(iteration.time_ms)} pv {pv}"
     ).rstrip()
 
 

@@ -19,6 +19,7 @@ from eval.wdl import material, wdl
 from opening_book import OpeningBook
 from search.driver import Iteration, Searcher
 from search.strength import CANDIDATE_LINES, ELO_MAX, ELO_MIN, StrengthLimit
+from search.tablebase import Tablebases
 from search.timeman import Limits
 from uci_engine import __version__
 from uci_engine.info import currmove_line, info_line
@@ -32,6 +33,8 @@ ENGINE_AUTHOR = "the Pawnstorm developers"
 #: BookFile value meaning "the book shipped inside the package".  Not
 #: "<default>": python-chess's option parser splits on the word "default".
 DEFAULT_BOOK = "<bundled>"
+#: Tablebase path value meaning "no tables", as Stockfish declares it.
+NO_TABLEBASES = "<empty>"
 
 
 class UciEngine:
@@ -63,6 +66,10 @@ class UciEngine:
         self.options.add(Option("UCI_ShowWDL", "check", False))
         self.options.add(Option("UCI_LimitStrength", "check", False))
         self.options.add(Option("UCI_Elo", "spin", 1500, ELO_MIN, ELO_MAX))
+        self.tablebases = Tablebases()
+        self.options.add(Option("SyzygyPath", "string", NO_TABLEBASES), self._on_syzygy_path)
+        self.options.add(Option("GaviotaTbPath", "string", NO_TABLEBASES), self._on_gaviota_path)
+        self.options.add(Option("SyzygyProbeLimit", "spin", 7, 0, 7), self._on_probe_limit)
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
             "uci": self.cmd_uci,
             "isready": lambda _: self.out.send("readyok"),
@@ -311,3 +318,21 @@ class UciEngine:
         self._book = None
         self._book_checked = False
         self._open_book()  # report a bad file now, while the user is looking
+
+    def _on_syzygy_path(self, option: Option) -> None:
+        self.wait_for_search()  # the search must not probe tables being closed
+        self._use_tablebases(self.tablebases.set_syzygy_path(str(option.value)))
+
+    def _on_gaviota_path(self, option: Option) -> None:
+        self.wait_for_search()
+        self._use_tablebases(self.tablebases.set_gaviota_path(str(option.value)))
+
+    def _on_probe_limit(self, option: Option) -> None:
+        # Read when a search starts: a running search keeps its limit.
+        self.tablebases.probe_limit = int(option.value)  # type: ignore[arg-type]
+
+    def _use_tablebases(self, messages: list[str]) -> None:
+        """Report what the tables' paths gave (bad paths included) and search with whatever opened."""
+        for message in messages:
+            self.out.info_string(message)
+        self.searcher.tablebases = self.tablebases if self.tablebases.max_pieces else None

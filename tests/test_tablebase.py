@@ -1,0 +1,458 @@
+"""Endgame tablebases: opening paths, probes, root filtering, and won endings played out.
+
+Real tables are Debian's `gaviotatb` 3-man Gaviota set (.ci/run installs it);
+tests that need them skip, saying so, when /usr/share/gaviotatb is absent.
+No Syzygy tables exist here: the Syzygy paths are tested for their error
+handling, and the DTZ root ranking through a fake prober built on Gaviota's
+distances to mate.  The games drive the real engine through python-chess's
+`SimpleEngine`, with node limits so that each takes a few seconds at most.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import chess
+import chess.engine
+import pytest
+
+from search.driver import Iteration, Searcher
+from search.position import MATE, MATE_BOUND
+from search.tablebase import (
+    TB_WIN,
+    RootResult,
+    Tablebases,
+    dtz_rank,
+    has_repeated,
+    rank_score,
+    split_paths,
+    tablebase_score,
+)
+from search.timeman import Limits
+from search.tt import EXACT, TranspositionTable, score_from_tt
+from tests.test_client import guarded_engine
+from tests.uci_process import RawEngine
+
+GAVIOTA_ROOT = Path("/usr/share/gaviotatb")
+GAVIOTA_DIR = GAVIOTA_ROOT / "gtb4"
+
+#: Hard starts: defending king in the centre, attacking king in a far corner.
+KQK_HARD = "8/8/8/4k3/8/8/8/K6Q w - - 0 1"  # mate in 9 (17 plies)
+KRK_HARD = "R7/8/8/4k3/8/8/8/7K w - - 0 1"  # mate in 16 (31 plies), the longest KRK mate
+KRK_HARD_BLACK = "r7/8/8/4K3/8/8/8/7k b - - 0 1"  # the same with colours reversed
+#: Only Kd3 wins; a plain depth-4 search prefers c2c3, a draw.
+KPK_ONLY_KD3 = "8/8/8/3k4/8/8/2KP4/8 w - - 0 1"
+#: The rook is attacked: half of White's moves keep the win, the rest drop it.
+KRK_ROOK_ATTACKED = "8/8/8/8/8/2k5/1R6/K7 w - - 0 1"
+#: Four pieces (beyond the 3-man tables): Qxh2 leads into a table position.
+KQKR_CAPTURE = "8/8/8/8/2k5/8/7r/K6Q w - - 0 1"
+
+
+@pytest.fixture(scope="module")
+def gaviota_dir() -> Path:
+    if not GAVIOTA_ROOT.is_dir():
+        pytest.skip(f"{GAVIOTA_ROOT} is missing: install Debian's gaviotatb package (.ci/run does)")
+    return GAVIOTA_DIR
+
+
+@pytest.fixture(scope="module")
+def gaviota(gaviota_dir):
+    """python-chess's own prober: the independent referee for what the engine does."""
+    import chess.gaviota
+
+    with chess.gaviota.PythonTablebase() as tables:
+        tables.add_directory(str(gaviota_dir))
+        yield tables
+
+
+@pytest.fixture
+def tables(gaviota_dir) -> Tablebases:
+    tablebases = Tablebases()
+    assert tablebases.set_gaviota_path(str(gaviota_dir)) == ["Gaviota: 5 tables, up to 3 pieces"]
+    yield tablebases
+    tablebases.close()
+
+
+def dtm_after(gaviota, board: chess.Board, move: chess.Move) -> int:
+    """Plies to mate for the mover after `move` (negative: the mover gets mated; 0: draw)."""
+    board = board.copy()
+    board.push(move)
+    if board.is_checkmate():
+        return 1
+    dtm = gaviota.probe_dtm(board)
+    return -dtm - (dtm > 0) + (dtm < 0)
+
+
+# --- paths: never an exception, always an explanation -----------------------------------------
+
+
+def test_split_paths() -> None:
+    assert split_paths("") == [] and split_paths("<empty>") == [] and split_paths("  ") == []
+    assert split_paths(f" /a {os.pathsep}{os.pathsep}/b") == ["/a", "/b"]
+
+
+def test_bad_syzygy_paths_are_explained(tmp_path: Path) -> None:
+    afile = tmp_path / "KQvK.txt"
+    afile.write_text("not a table")
+    tablebases = Tablebases()
+    messages = tablebases.set_syzygy_path(os.pathsep.join(["/no/such/dir", str(tmp_path), str(afile)]))
+    assert any("/no/such/dir" in message and "not a directory" in message for message in messages), messages
+    assert any(str(tmp_path) in message and "no tables" in message for message in messages), messages
+    assert any(str(afile) in message for message in messages), messages
+    assert messages[-1] == "Syzygy: no usable tables found; Syzygy tablebases off"
+    assert tablebases.syzygy is None and tablebases.max_pieces == 0
+    assert tablebases.probe_wdl(chess.Board(KQK_HARD)) is None
+    assert tablebases.root_moves(chess.Board(KQK_HARD)) is None
+    assert tablebases.set_syzygy_path("<empty>") == []
+
+
+def test_bad_gaviota_paths_are_explained(tmp_path: Path) -> None:
+    tablebases = Tablebases()
+    messages = tablebases.set_gaviota_path(os.pathsep.join(["/no/such/dir", str(tmp_path)]))
+    assert "'/no/such/dir' is not a directory" in messages[0]
+    assert "no tables (*.gtb.cp4)" in messages[1]
+    assert tablebases.max_pieces == 0
+
+
+def test_gaviota_other_compressions_are_named(gaviota_dir) -> None:
+    messages = Tablebases().set_gaviota_path(str(gaviota_dir.parent / "gtb1"))
+    assert "cp1" in messages[0] and "*.gtb.cp4" in messages[0], messages
+
+
+def test_gaviota_path_list_keeps_the_good_directory(gaviota_dir) -> None:
+    tablebases = Tablebases()
+    messages = tablebases.set_gaviota_path(f"/no/such/dir{os.pathsep}{gaviota_dir}")
+    assert len(messages) == 2 and messages[-1] == "Gaviota: 5 tables, up to 3 pieces"
+    assert tablebases.max_pieces == 3 and tablebases.search_pieces == 3
+    tablebases.probe_limit = 0
+    assert tablebases.search_pieces == 0
+    tablebases.close()
+    assert tablebases.max_pieces == 0
+
+
+# --- probes ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fen, wdl", [
+    (KQK_HARD, 2),
+    ("8/8/8/4k3/8/8/8/K6Q b - - 0 1", -2),
+    ("8/8/8/4k3/8/8/8/K6B w - - 0 1", 0),  # KBK: insufficient material
+    ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 0),  # stalemate
+    ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", -2),  # checkmated
+])
+def test_probe_wdl(tables, fen, wdl) -> None:
+    assert tables.probe_wdl(chess.Board(fen)) == wdl
+
+
+@pytest.mark.parametrize("fen", [KQKR_CAPTURE, "r3k3/8/8/8/8/8/8/4K3 b q - 0 1"], ids=["4-man", "castling"])
+def test_positions_outside_the_tables(tables, fen) -> None:
+    board = chess.Board(fen)
+    assert tables.probe_wdl(board) is None and tables.probe_score(board, 3) is None
+    assert tables.root_moves(board) is None
+
+
+def test_probe_score_is_an_exact_mate_score(tables, gaviota) -> None:
+    board = chess.Board(KQK_HARD)
+    dtm = gaviota.probe_dtm(board)
+    hits = tables.hits
+    assert tables.probe_score(board, 4) == MATE - 4 - dtm  # mates at ply 4 + dtm
+    board.turn = chess.BLACK
+    assert tables.probe_score(board, 3) == -MATE + 3 + abs(gaviota.probe_dtm(board))
+    assert tables.probe_score(chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"), 5) == -MATE + 5
+    assert tables.hits > hits
+
+
+def test_probe_score_without_the_distance_is_a_tablebase_win(tables) -> None:
+    # Too close to the fifty-move rule for the DTM to count as an exact mate.
+    board = chess.Board("8/8/8/4k3/8/8/8/K6R w - - 90 80")
+    score = tables.probe_score(board, 6)
+    assert score == TB_WIN - 6 and score < MATE_BOUND
+
+
+def test_tablebase_win_scores_are_stored_relative_to_the_node() -> None:
+    table = TranspositionTable(1)
+    table.store(42, 5, EXACT, TB_WIN - 7, None, ply=4)  # the won position is 3 plies from this node
+    assert score_from_tt(table.probe(42).score, ply=2) == TB_WIN - 5
+    table.store(43, 5, EXACT, -TB_WIN + 7, None, ply=4)
+    assert score_from_tt(table.probe(43).score, ply=6) == -TB_WIN + 9
+
+
+def test_damaged_table_costs_the_probe_not_the_game(tables) -> None:
+    class Broken:
+        def probe_dtm(self, board: chess.Board) -> int:
+            raise OSError("truncated file")
+
+        def close(self) -> None:
+            pass
+
+    tables.gaviota = Broken()
+    board = chess.Board(KQK_HARD)
+    assert tables.probe_wdl(board) is None and tables.probe_score(board, 1) is None
+    assert tables.root_moves(board) is None
+
+
+# --- root filtering ------------------------------------------------------------------------------------
+
+
+def test_root_keeps_only_the_quickest_mates(tables, gaviota) -> None:
+    board = chess.Board(KRK_ROOK_ATTACKED)
+    result = tables.root_moves(board)
+    distances = {move: dtm_after(gaviota, board, move) for move in board.legal_moves}
+    assert 0 in distances.values(), "some moves should drop the rook"
+    quickest = min(dtm for dtm in distances.values() if dtm > 0)
+    assert result is not None and set(result.moves) == {m for m, dtm in distances.items() if dtm == quickest}
+    assert result.score == MATE - quickest
+
+
+def test_root_keeps_the_longest_resistance(tables, gaviota) -> None:
+    board = chess.Board("8/8/8/4k3/8/8/8/K6R b - - 0 1")
+    result = tables.root_moves(board)
+    distances = {move: dtm_after(gaviota, board, move) for move in board.legal_moves}
+    longest = min(distances.values())  # most negative: mated latest
+    assert set(result.moves) == {move for move, dtm in distances.items() if dtm == longest}
+    assert result.score == -MATE - longest
+
+
+def test_root_respects_searchmoves(tables) -> None:
+    board = chess.Board(KRK_ROOK_ATTACKED)
+    draws = [chess.Move.from_uci(uci) for uci in ("b2b4", "b2c2")]
+    result = tables.root_moves(board, draws)
+    assert set(result.moves) == set(draws) and result.score == 0
+
+
+def test_reported_score_prefers_known_distances() -> None:
+    won = RootResult([chess.Move.from_uci("a1a2")], TB_WIN)
+    assert tablebase_score(won, 350) == TB_WIN  # heuristic: overruled
+    assert tablebase_score(won, MATE - 9) == MATE - 9  # a proven mate is more precise
+    exact = RootResult([chess.Move.from_uci("a1a2")], MATE - 5)
+    assert tablebase_score(exact, MATE - 9) == MATE - 5
+
+
+# --- Syzygy's DTZ ranking, with a fake prober ------------------------------------------------------
+
+
+class GaviotaAsSyzygy:
+    """Syzygy answers derived from Gaviota DTM: in pawnless KRK, zeroing is mating."""
+
+    def __init__(self, gaviota) -> None:
+        self.gaviota = gaviota
+        self.probes = 0
+
+    def probe_wdl(self, board: chess.Board) -> int:
+        self.probes += 1
+        if board.is_checkmate():
+            return -2
+        dtm = self.gaviota.probe_dtm(board)
+        return 2 * ((dtm > 0) - (dtm < 0))
+
+    def probe_dtz(self, board: chess.Board) -> int:
+        self.probes += 1
+        return self.gaviota.probe_dtm(board)
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def syzygy(gaviota) -> Tablebases:
+    tablebases = Tablebases()
+    tablebases.syzygy, tablebases.syzygy_pieces = GaviotaAsSyzygy(gaviota), 3
+    return tablebases
+
+
+def test_dtz_rank_follows_the_fifty_move_budget() -> None:
+    assert dtz_rank(30, 0, False) == dtz_rank(5, 60, False)  # both safe: equal
+    assert dtz_rank(30, 0, True) < dtz_rank(5, 0, True)  # after a repetition: progress first
+    assert dtz_rank(30, 80, False) < dtz_rank(15, 80, False)
+    assert rank_score(dtz_rank(20, 80, False)) == TB_WIN  # zeroes on ply 100: still a win
+    assert 0 < rank_score(dtz_rank(21, 80, False)) < 50  # cursed: drawn by the rule
+    assert dtz_rank(-10, 0, False) == dtz_rank(-40, 0, False) < 0
+    assert dtz_rank(-10, 90, False) > dtz_rank(-5, 90, False)  # hold out for the rule
+    assert rank_score(dtz_rank(-10, 90, False)) == -TB_WIN  # mated by ply 100: lost
+    assert -50 < rank_score(dtz_rank(-11, 90, False)) < 0  # blessed: saved by the rule
+    assert dtz_rank(0, 50, False) == 0 == rank_score(0)
+
+
+def test_syzygy_root_searches_every_safe_win(syzygy, gaviota) -> None:
+    board = chess.Board(KRK_ROOK_ATTACKED)
+    result = syzygy.root_moves(board)
+    wins = {move for move in board.legal_moves if dtm_after(gaviota, board, move) > 0}
+    assert set(result.moves) == wins and result.score == TB_WIN
+    distances = [dtm_after(gaviota, board, move) for move in result.moves]
+    assert distances == sorted(distances), "nearest zeroing first"
+    assert syzygy.syzygy.probes > 0 and syzygy.hits > 0
+
+
+@pytest.mark.parametrize("clock, won", [(69, True), (70, False)])
+def test_syzygy_root_near_the_fifty_move_rule_keeps_the_fastest(syzygy, gaviota, clock, won) -> None:
+    # The quickest win zeroes (mates) 31 plies from here: on ply 100 with a
+    # clock of 69, too late with 70 (a cursed win, scored barely above a draw).
+    board = chess.Board(KRK_ROOK_ATTACKED.replace(" 0 1", f" {clock} 60"))
+    result = syzygy.root_moves(board)
+    quickest = min(d for d in (dtm_after(gaviota, board, m) for m in board.legal_moves) if d > 0)
+    assert quickest == 31
+    assert {dtm_after(gaviota, board, move) for move in result.moves} == {quickest}
+    assert result.score == TB_WIN if won else 0 < result.score < 50
+
+
+def test_syzygy_failure_falls_back_on_gaviota(syzygy, gaviota_dir) -> None:
+    def missing(board: chess.Board) -> int:
+        raise KeyError("no DTZ table")
+
+    syzygy.syzygy.probe_dtz = missing
+    syzygy.set_gaviota_path(str(gaviota_dir))
+    result = syzygy.root_moves(chess.Board(KRK_ROOK_ATTACKED))
+    assert result.score == MATE - 31  # Gaviota's exact distance
+
+
+def test_has_repeated() -> None:
+    board = chess.Board(KQK_HARD)
+    assert not has_repeated(board)
+    for uci in ("h1h2", "e5e4", "h2h1", "e4e5"):
+        board.push_uci(uci)
+    assert has_repeated(board)
+    board.push_uci("h1h4")
+    assert has_repeated(board)  # still since the last zeroing move
+    board.push_uci("e5d5")
+    board.push_uci("h4e4")
+    board.push_uci("d5e4")  # capture: a fresh start
+    assert not has_repeated(board)
+
+
+# --- the search with tables ---------------------------------------------------------------------------
+
+
+def search(tablebases: Tablebases | None, fen: str, limits: Limits) -> tuple[chess.Move, list[Iteration]]:
+    searcher = Searcher(1)
+    searcher.tablebases = tablebases
+    reports: list[Iteration] = []
+    result = searcher.search(chess.Board(fen), limits, on_iteration=reports.append)
+    return result.best_move, reports
+
+
+def test_search_plays_the_only_winning_move(tables) -> None:
+    move, reports = search(tables, KPK_ONLY_KD3, Limits(depth=4))
+    assert move == chess.Move.from_uci("c2d3")
+    assert reports[-1].mate_in == 21 and reports[-1].tbhits > 0
+
+
+def test_search_respects_searchmoves_in_the_tables(tables) -> None:
+    move, reports = search(tables, KRK_ROOK_ATTACKED, Limits(depth=3, searchmoves=["b2b4", "b2c2", "b2b6"]))
+    assert move == chess.Move.from_uci("b2b6")  # the only one of them that keeps the rook
+    assert reports[-1].score == MATE - 33
+
+
+def test_search_probes_after_captures(tables) -> None:
+    move, reports = search(tables, KQKR_CAPTURE, Limits(depth=3))
+    assert move == chess.Move.from_uci("h1h2")
+    assert reports[-1].tbhits > 0
+    assert reports[-1].score > MATE_BOUND  # the mate after Qxh2 comes from the tables
+
+
+def test_probe_limit_zero_stops_in_search_probes(tables) -> None:
+    tables.probe_limit = 0
+    _, reports = search(tables, KQKR_CAPTURE, Limits(depth=3))
+    assert reports[-1].tbhits == 0
+
+
+def test_tables_do_not_change_searches_they_cannot_help(tables) -> None:
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    plain_move, plain = search(None, fen, Limits(depth=3))
+    move, reports = search(tables, fen, Limits(depth=3))
+    assert (move, reports[-1].nodes, reports[-1].pv) == (plain_move, plain[-1].nodes, plain[-1].pv)
+    assert reports[-1].tbhits == 0
+
+
+# --- the engine: options, info, bad paths ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tb_engine(engine_cmd, repo_root, engine_env, gaviota_dir):
+    with guarded_engine(engine_cmd, repo_root, engine_env, guard=240.0) as engine:
+        engine.configure({"OwnBook": False, "GaviotaTbPath": str(gaviota_dir)})
+        yield engine
+
+
+def test_options_are_declared(engine_cmd, repo_root, engine_env) -> None:
+    with guarded_engine(engine_cmd, repo_root, engine_env) as engine:
+        for name in ("SyzygyPath", "GaviotaTbPath"):
+            assert engine.options[name].type == "string"
+            assert engine.options[name].default == "<empty>"
+        limit = engine.options["SyzygyProbeLimit"]
+        assert (limit.type, limit.default, limit.min, limit.max) == ("spin", 7, 0, 7)
+
+
+def test_tbhits_in_info(tb_engine) -> None:
+    info = tb_engine.analyse(chess.Board(KQK_HARD), chess.engine.Limit(depth=3), game="tbhits")
+    assert info["tbhits"] > 0
+    assert info["score"].relative == chess.engine.Mate(9)
+
+
+def test_engine_keeps_the_win_when_only_some_moves_win(tb_engine, gaviota) -> None:
+    board = chess.Board(KRK_ROOK_ATTACKED)
+    result = tb_engine.play(board, chess.engine.Limit(nodes=50), game="filter", info=chess.engine.INFO_ALL)
+    assert dtm_after(gaviota, board, result.move) == 31, f"{result.move} is not a quickest win"
+    assert result.info["score"].relative == chess.engine.Mate(16)
+
+
+def test_engine_plays_the_only_winning_pawn_move(tb_engine) -> None:
+    board = chess.Board(KPK_ONLY_KD3)
+    assert tb_engine.play(board, chess.engine.Limit(depth=4), game="kpk").move == chess.Move.from_uci("c2d3")
+
+
+@pytest.fixture
+def raw(engine_cmd, repo_root, engine_env, tmp_path):
+    proc = RawEngine(engine_cmd, repo_root, engine_env, tmp_path / "stderr.txt")
+    try:
+        yield proc
+    finally:
+        proc.close()
+
+
+@pytest.mark.parametrize("option", ["SyzygyPath", "GaviotaTbPath"])
+def test_bad_path_gives_an_info_string_and_the_engine_serves_on(raw, tmp_path, option) -> None:
+    raw.send(f"setoption name {option} value /no/such/tables{os.pathsep}{tmp_path}")
+    messages = [line for line in raw.sync() if line.startswith("info string ")]
+    assert any("/no/such/tables" in line and "not a directory" in line for line in messages), messages
+    assert any(str(tmp_path) in line and "no tables" in line for line in messages), messages
+    assert any("tablebases off" in line for line in messages), messages
+    raw.send(f"position fen {KQK_HARD}")
+    raw.send("go depth 2")
+    raw.bestmove(chess.Board(KQK_HARD))
+    assert raw.sync() == [] and raw.stderr() == ""
+
+
+def test_empty_path_is_silent(raw) -> None:
+    raw.send("setoption name SyzygyPath value <empty>")
+    raw.send("setoption name SyzygyPath value")
+    raw.send("setoption name SyzygyProbeLimit value 0")
+    assert raw.sync() == []
+
+
+# --- won endings played out to mate ------------------------------------------------------------------
+
+
+def longest_defence(gaviota, board: chess.Board) -> chess.Move:
+    """The defender's move that puts mate furthest off (the tables' best defence)."""
+    return min(board.legal_moves, key=lambda move: dtm_after(gaviota, board, move))
+
+
+@pytest.mark.parametrize("defender", ["tables", "engine"])
+@pytest.mark.parametrize("fen", [KQK_HARD, KRK_HARD, KRK_HARD_BLACK, KPK_ONLY_KD3],
+                         ids=["kqk", "krk", "krk-black", "kpk"])
+def test_engine_mates_from_a_hard_start(tb_engine, gaviota, fen, defender) -> None:
+    board = chess.Board(fen)
+    attacker = board.turn
+    plies_to_mate = gaviota.probe_dtm(board)
+    game = object()
+    while not board.is_game_over() and len(board.move_stack) < 120:
+        if board.turn == attacker or defender == "engine":
+            move = tb_engine.play(board, chess.engine.Limit(nodes=200), game=game).move
+        else:
+            move = longest_defence(gaviota, board)
+        assert move in board.legal_moves
+        board.push(move)
+    assert board.is_checkmate() and board.outcome().winner == attacker, board.fen()
+    # Perfect play on both sides: mate exactly when the tables said, well inside the fifty-move rule.
+    assert len(board.move_stack) == plies_to_mate
+    assert board.halfmove_clock < 100
