@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.uci_process import RawEngine, guarded_engine
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -43,3 +45,27 @@ def shared_dir() -> Path:
     if not path.is_dir():
         pytest.skip(f"shared data directory {path} is absent (it sits beside the repo in CI)")
     return path
+
+
+# --- engine processes (used by every test that drives the real engine) ---
+
+
+@pytest.fixture
+def engine(engine_cmd, repo_root, engine_env):
+    with guarded_engine(engine_cmd, repo_root, engine_env) as eng:
+        yield eng
+
+
+@pytest.fixture
+def engine_no_book(engine):
+    engine.configure({"OwnBook": False})
+    return engine
+
+
+@pytest.fixture
+def raw(engine_cmd, repo_root, engine_env, tmp_path):
+    proc = RawEngine(engine_cmd, repo_root, engine_env, tmp_path / "stderr.txt")
+    try:
+        yield proc
+    finally:
+        proc.close()

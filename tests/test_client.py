@@ -11,22 +11,14 @@ stays quick on a small shared machine.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import threading
-from pathlib import Path
 
 import chess
 import chess.engine
 import pytest
 
-from tests.uci_process import RawEngine
+from tests.uci_process import guarded_engine
 
-#: Hang guard for one whole test that drives a python-chess engine (SimpleEngine
-#: has no timeout of its own for depth/node limits): the process is killed, the
-#: pending call raises and the test fails.
-TEST_GUARD = 90.0
 #: Hang guard for one raw read.
 #: How many mate-in-2 puzzles of the shared suite are checked.
 MATE2_COUNT = int(os.environ.get("PAWNSTORM_MATE2_COUNT", "12"))
@@ -77,48 +69,6 @@ def assert_legal_line(board: chess.Board, moves: list[chess.Move]) -> chess.Boar
             f"pv move {ply + 1} ({move.uci()}) is illegal in {board.fen()}; pv {[m.uci() for m in moves]}")
         board.push(move)
     return board
-
-
-@contextlib.contextmanager
-def guarded_engine(cmd: list[str], cwd: Path, env: dict[str, str], guard: float = TEST_GUARD):
-    """A `SimpleEngine` that is killed if it is still alive after `guard` seconds."""
-    engine = chess.engine.SimpleEngine.popen_uci(cmd, cwd=cwd, env=env, timeout=30)
-    pid = engine.transport.get_pid()
-    fired = threading.Event()
-
-    def kill() -> None:
-        fired.set()
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-
-    timer = threading.Timer(guard, kill)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield engine
-    except chess.engine.EngineTerminatedError:
-        if fired.is_set():
-            pytest.fail(f"engine was still busy after the {guard}s hang guard and was killed")
-        raise
-    finally:
-        timer.cancel()
-        try:
-            engine.quit()
-        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
-            engine.close()
-    assert not fired.is_set(), f"engine was still busy after the {guard}s hang guard and was killed"
-
-
-@pytest.fixture
-def engine(engine_cmd, repo_root, engine_env):
-    with guarded_engine(engine_cmd, repo_root, engine_env) as eng:
-        yield eng
-
-
-@pytest.fixture
-def engine_no_book(engine):
-    engine.configure({"OwnBook": False})
-    return engine
 
 
 # --- handshake and options ---------------------------------------------------------------
@@ -411,15 +361,6 @@ def test_opening_with_book_under_a_clock(engine):
 
 
 # --- raw pipes: input no client library would send ----------------------------------------------------
-
-
-@pytest.fixture
-def raw(engine_cmd, repo_root, engine_env, tmp_path):
-    proc = RawEngine(engine_cmd, repo_root, engine_env, tmp_path / "stderr.txt")
-    try:
-        yield proc
-    finally:
-        proc.close()
 
 
 def info_strings(lines: list[str]) -> list[str]:

@@ -5,10 +5,9 @@ import chess
 import chess.engine
 import pytest
 
-from tests.test_client import engine, raw  # noqa: F401 (fixtures)
 
 
-def test_analyse_mode_searches_instead_of_using_the_book(engine) -> None:  # noqa: F811
+def test_analyse_mode_searches_instead_of_using_the_book(engine) -> None:
     engine.configure({"UCI_AnalyseMode": True})
     result = engine.play(chess.Board(), chess.engine.Limit(white_clock=2, black_clock=2),
                          info=chess.engine.INFO_ALL)
@@ -21,7 +20,7 @@ def test_analyse_mode_searches_instead_of_using_the_book(engine) -> None:  # noq
 
 
 @pytest.mark.parametrize("start", [0, 518, 959, 123])
-def test_chess960_game_through_the_client(engine, start: int) -> None:  # noqa: F811
+def test_chess960_game_through_the_client(engine, start: int) -> None:
     """Fischer random games from several starts: every move the engine plays is legal.
 
     python-chess sets UCI_Chess960 itself for a chess960 board and checks
@@ -37,7 +36,7 @@ def test_chess960_game_through_the_client(engine, start: int) -> None:  # noqa: 
     assert board.ply() > 0
 
 
-def test_chess960_castling_notation(raw) -> None:  # noqa: F811
+def test_chess960_castling_notation(raw) -> None:
     """Castling is read and written as king-takes-rook once UCI_Chess960 is on."""
     fen = "1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1"  # king e1, rooks b1 g1
     raw.send("setoption name UCI_Chess960 value true")
@@ -56,7 +55,7 @@ def test_chess960_castling_notation(raw) -> None:  # noqa: F811
 # --- UCI_ShowWDL -------------------------------------------------------------------
 
 
-def test_show_wdl_through_the_client(engine) -> None:  # noqa: F811
+def test_show_wdl_through_the_client(engine) -> None:
     """With UCI_ShowWDL the client gets win/draw/loss chances that follow the score."""
     engine.configure({"UCI_ShowWDL": True})
     winning = chess.Board("4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1")
@@ -69,7 +68,7 @@ def test_show_wdl_through_the_client(engine) -> None:  # noqa: F811
     assert 0.3 < infos[1]["wdl"].relative.expectation() < 0.7
 
 
-def test_wdl_is_off_by_default(engine) -> None:  # noqa: F811
+def test_wdl_is_off_by_default(engine) -> None:
     info = engine.analyse(chess.Board(), chess.engine.Limit(depth=2))
     assert "wdl" not in info
 

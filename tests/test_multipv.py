@@ -12,7 +12,8 @@ from search.features import Features
 from search.timeman import Limits
 from tests.reference import minimax
 from tests.strategies import boards
-from tests.test_client import MIDDLEGAME, guarded_engine, info_strings, raw  # noqa: F401 (fixture)
+from tests.test_client import MIDDLEGAME, info_strings
+from tests.uci_process import guarded_engine
 
 
 def final_lines(board: chess.Board, depth: int, multipv: int, features: Features = Features()) -> list[Iteration]:

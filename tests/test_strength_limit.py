@@ -8,7 +8,7 @@ import chess
 import chess.engine
 
 from search.strength import ELO_MAX, ELO_MIN, StrengthLimit
-from tests.test_client import MIDDLEGAME, engine  # noqa: F401 (fixture)
+from tests.test_client import MIDDLEGAME
 
 E2E4, D2D4, C2C4, G2G4 = (chess.Move.from_uci(uci) for uci in ("e2e4", "d2d4", "c2c4", "g2g4"))
 
@@ -46,7 +46,7 @@ def test_single_line_and_mates_are_played_as_found() -> None:
     assert choices(ELO_MIN, [(E2E4, 31990), (D2D4, 100)], trials=50) == Counter({E2E4: 50})
 
 
-def test_limited_engine_keeps_to_its_node_budget(engine) -> None:  # noqa: F811
+def test_limited_engine_keeps_to_its_node_budget(engine) -> None:
     budget = StrengthLimit(ELO_MIN).nodes()
     engine.configure({"UCI_LimitStrength": True, "UCI_Elo": ELO_MIN, "OwnBook": False})
     board = chess.Board(MIDDLEGAME)
@@ -57,7 +57,7 @@ def test_limited_engine_keeps_to_its_node_budget(engine) -> None:  # noqa: F811
     assert result.info.get("multipv", 1) == 1  # candidate lines are not shown
 
 
-def test_limited_engine_finds_a_mate_in_one(engine) -> None:  # noqa: F811
+def test_limited_engine_finds_a_mate_in_one(engine) -> None:
     engine.configure({"UCI_LimitStrength": True, "UCI_Elo": ELO_MIN, "OwnBook": False})
     board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
     for _ in range(5):

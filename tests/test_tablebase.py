@@ -30,7 +30,7 @@ from search.tablebase import (
 )
 from search.timeman import Limits
 from search.tt import EXACT, TranspositionTable, score_from_tt
-from tests.test_client import guarded_engine
+from tests.uci_process import guarded_engine
 from tests.uci_process import RawEngine
 
 GAVIOTA_ROOT = Path("/usr/share/gaviotatb")

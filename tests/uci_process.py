@@ -12,10 +12,18 @@ import threading
 import time
 from pathlib import Path
 
+import os
+import signal
+
 import chess
+import chess.engine
 import pytest
 
 READ_GUARD = 30.0
+#: Hang guard for one whole test that drives a python-chess engine (SimpleEngine
+#: has no timeout of its own for depth/node limits): the process is killed, the
+#: pending call raises and the test fails.
+TEST_GUARD = 90.0
 
 
 class RawEngine:
@@ -107,3 +115,33 @@ def send_bytes(engine: "RawEngine", data: bytes) -> None:
     stdin.flush()
     stdin.buffer.write(data)
     stdin.buffer.flush()
+
+
+@contextlib.contextmanager
+def guarded_engine(cmd: list[str], cwd: Path, env: dict[str, str], guard: float = TEST_GUARD):
+    """A `SimpleEngine` that is killed if it is still alive after `guard` seconds."""
+    engine = chess.engine.SimpleEngine.popen_uci(cmd, cwd=cwd, env=env, timeout=30)
+    pid = engine.transport.get_pid()
+    fired = threading.Event()
+
+    def kill() -> None:
+        fired.set()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+    timer = threading.Timer(guard, kill)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield engine
+    except chess.engine.EngineTerminatedError:
+        if fired.is_set():
+            pytest.fail(f"engine was still busy after the {guard}s hang guard and was killed")
+        raise
+    finally:
+        timer.cancel()
+        try:
+            engine.quit()
+        except (chess.engine.EngineError, chess.engine.EngineTerminatedError, TimeoutError):
+            engine.close()
+    assert not fired.is_set(), f"engine was still busy after the {guard}s hang guard and was killed"
