@@ -20,9 +20,9 @@ import math
 
 import chess
 
-# Fitted by eval/wdl_fit.py (see docs/wdl.md for data and command).
-A0, A1 = 200.0, 0.0
-B0, B1 = 90.0, 0.0
+# Fitted by eval/wdl_fit.py on data/selfplay-2000.pgn.gz (docs/wdl.md).
+A0, A1 = 148.2, -1.089
+B0, B1 = 89.7, 1.652
 
 MATERIAL_MIN, MATERIAL_MAX = 17, 78
 _MATERIAL_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}

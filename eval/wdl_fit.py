@@ -1,6 +1,6 @@
 """Fit the WDL model of `eval/wdl.py` to games whose moves carry scores.
 
-    python -m eval.wdl_fit data/selfplay-4000.pgn [more.pgn ...]
+    python -m eval.wdl_fit data/selfplay-2000.pgn.gz [more.pgn ...]
 
 Every move with a `[%eval]` comment (as written by tools/selfplay.py) gives
 one sample: the score from White's view, the material count, and how the
@@ -13,6 +13,7 @@ Needs numpy and scipy (`pip install -e '.[tune]'`); the engine itself does not.
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
 from typing import Iterator
 
@@ -32,7 +33,7 @@ def samples(paths: list[str]) -> Iterator[tuple[int, int, float]]:
     """(score for White, material, White's result) for every scored move."""
     results = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
     for path in paths:
-        with open(path) as handle:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as handle:
             while (game := chess.pgn.read_game(handle)) is not None:
                 result = results.get(game.headers.get("Result", "*"))
                 if result is None:
@@ -93,8 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pgn", nargs="+")
     args = parser.parse_args(argv)
     data = list(samples(args.pgn))
-    games = sum(1 for path in args.pgn for line in open(path) if line.startswith("[Result "))
-    print(f"{len(data)} scored positions from {games} games")
+    print(f"{len(data)} scored positions")
     params = fit(data)
     print("A0, A1 = {:.1f}, {:.3f}\nB0, B1 = {:.1f}, {:.3f}".format(*params))
     print(calibration(data, params))
