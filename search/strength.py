@@ -11,9 +11,8 @@ rather than random blunders:
   weaker settings, so sometimes a second-best move is played, but a move
   much worse than the best is rarely chosen.
 
-The constants are calibrated by matches against Stockfish's own
-`UCI_Elo` ladder; docs/strength-limit.md has the runs and how the mapping was
-corrected from them.
+The mapping from the requested Elo to these knobs is calibrated by matches
+against Stockfish's own `UCI_Elo` ladder; docs/strength-limit.md has the runs.
 """
 from __future__ import annotations
 
@@ -23,17 +22,28 @@ from typing import Sequence
 
 import chess
 
+#: The range offered as UCI_Elo.  The top is about full strength at 10+0.1
+#: (docs/strength.md); below 1300 the calibration is extrapolated.
 ELO_MIN = 1000
-ELO_MAX = 2000
+ELO_MAX = 1800
 #: Lines searched to choose from.
 CANDIDATE_LINES = 4
-#: Node budget at ELO_MIN and the Elo that doubles it.
+#: The knobs are functions of a "setting" on a nominal Elo scale: the node
+#: budget is BASE_NODES at setting 1000 and doubles every ELO_PER_DOUBLING.
 BASE_NODES = 64
 ELO_PER_DOUBLING = 125
-#: Calibration shift: the Elo the node/skill mapping is evaluated at is the
-#: requested Elo plus this (from the matches in docs/strength-limit.md).
-CALIBRATION_SHIFT = 0
+SETTING_MIN, SETTING_MAX = 1000, 2000
+#: Calibration: (setting, measured Stockfish-scale Elo) from two 100-game
+#: matches against Stockfish 15.1's UCI_Elo ladder (docs/strength-limit.md).
+#: A requested Elo is turned into a setting by the line through these points.
+CALIBRATION = ((1350, 1298), (1700, 1553))
 PAWN = 100
+
+
+def setting_for(elo: int) -> float:
+    """The nominal setting that plays at `elo`, by linear interpolation of the calibration."""
+    (s1, e1), (s2, e2) = CALIBRATION
+    return s1 + (elo - e1) * (s2 - s1) / (e2 - e1)
 
 
 @dataclass(frozen=True)
@@ -43,17 +53,17 @@ class StrengthLimit:
     elo: int
 
     @property
-    def _effective(self) -> float:
-        return min(max(self.elo, ELO_MIN), ELO_MAX) + CALIBRATION_SHIFT
+    def _setting(self) -> float:
+        return min(max(setting_for(min(max(self.elo, ELO_MIN), ELO_MAX)), SETTING_MIN - 200), SETTING_MAX + 200)
 
     def nodes(self) -> int:
         """Node budget per move."""
-        return max(16, round(BASE_NODES * 2 ** ((self._effective - ELO_MIN) / ELO_PER_DOUBLING)))
+        return max(16, round(BASE_NODES * 2 ** ((self._setting - SETTING_MIN) / ELO_PER_DOUBLING)))
 
     def weakness(self) -> int:
         """Stockfish-style weakness: 0 plays the best line, larger pushes harder."""
-        span = ELO_MAX - ELO_MIN
-        fraction = (ELO_MAX - min(max(self._effective, ELO_MIN), ELO_MAX)) / span
+        span = SETTING_MAX - SETTING_MIN
+        fraction = (SETTING_MAX - min(max(self._setting, SETTING_MIN), SETTING_MAX)) / span
         # Below 128 (Stockfish uses at most 120) so the deficit term never
         # makes a worse line preferable on average.
         return round(10 + 110 * fraction)
