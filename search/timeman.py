@@ -83,12 +83,17 @@ def allocate(limits: Limits, color: chess.Color, move_overhead: int = 30) -> Tim
 class Deadlines:
     """The budget turned into wall-clock instants; dormant while pondering.
 
-    `ponderhit` starts the clock: from then on the search behaves as if it had
-    been started with the same limits at that moment (having a head start).
+    `ponderhit` starts the clock.  The time spent pondering counts towards
+    the soft limit, as in Stockfish: the engine has already thought that
+    long about this very position, for free.  So after a long ponder the
+    answer comes at once (if a depth is complete), and after a short one
+    the search goes on for what is left of the budget.  The hard limit
+    always runs from the ponderhit, when our clock started.
     """
 
     def __init__(self, budget: TimeBudget, now: float, active: bool = True) -> None:
         self.budget = budget
+        self.started = now
         self.soft: float | None = None
         self.hard: float | None = None
         self.active = False
@@ -96,10 +101,13 @@ class Deadlines:
             self.activate(now)
 
     def activate(self, now: float) -> None:
+        """Start the clock at `now` (the search's start, or the ponderhit)."""
+        if self.budget.soft is not None:
+            self.soft = self.started + self.budget.soft / 1000
         if self.budget.hard is not None:
             self.hard = now + self.budget.hard / 1000
-        if self.budget.soft is not None:
-            self.soft = now + self.budget.soft / 1000
+            if self.soft is not None and now > self.started and now >= self.soft:
+                self.hard = now  # pondered longer than the move was worth: answer now
         self.active = True
 
     def hard_passed(self, now: float) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from search.timeman import Limits, allocate
+from search.timeman import Deadlines, Limits, TimeBudget, allocate
 
 
 def test_infinite_and_depth_only_have_no_time_limit() -> None:
@@ -47,3 +47,23 @@ def test_movestogo_one_spends_more_than_sudden_death() -> None:
 
 def test_increment_adds_thinking_time() -> None:
     assert allocate(Limits(wtime=10_000, winc=1_000), chess.WHITE).soft > allocate(Limits(wtime=10_000), chess.WHITE).soft
+
+
+def test_deadlines_without_ponder_run_from_the_start() -> None:
+    deadlines = Deadlines(TimeBudget(100, 300), now=10.0)
+    assert deadlines.soft == pytest.approx(10.1) and deadlines.hard == pytest.approx(10.3)
+
+
+def test_short_ponder_leaves_the_rest_of_the_budget() -> None:
+    """Pondering time counts towards the soft limit; the hard limit runs from the ponderhit."""
+    deadlines = Deadlines(TimeBudget(100, 300), now=10.0, active=False)
+    assert not deadlines.timed and not deadlines.hard_passed(99.0)
+    deadlines.activate(10.05)
+    assert deadlines.soft == pytest.approx(10.1)
+    assert deadlines.hard == pytest.approx(10.35)
+
+
+def test_long_ponder_answers_at_once_on_ponderhit() -> None:
+    deadlines = Deadlines(TimeBudget(100, 300), now=10.0, active=False)
+    deadlines.activate(12.0)
+    assert deadlines.hard_passed(12.0) and deadlines.soft_passed(12.0)
