@@ -118,3 +118,25 @@ def test_currmove_in_a_long_search(raw) -> None:
     move = chess.Move.from_uci(fields[fields.index("currmove") + 1])
     assert move in chess.Board(MIDDLEGAME).legal_moves
     assert int(fields[fields.index("currmovenumber") + 1]) >= 1
+
+
+def test_searchmoves_through_the_client(engine_cmd, repo_root, engine_env) -> None:
+    """python-chess's `root_moves` becomes `go searchmoves`: only those are considered."""
+    board = chess.Board(MIDDLEGAME)
+    allowed = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("h2h3")]
+    with guarded_engine(engine_cmd, repo_root, engine_env) as engine:
+        engine.configure({"OwnBook": False})
+        infos = engine.analyse(board, chess.engine.Limit(depth=3), multipv=3, root_moves=allowed)
+        played = engine.play(board, chess.engine.Limit(depth=3), root_moves=allowed)
+    assert len(infos) == 2 and {info["pv"][0] for info in infos} == set(allowed)
+    assert played.move in allowed
+
+
+def test_currmove_through_the_client(engine_cmd, repo_root, engine_env) -> None:
+    board = chess.Board(MIDDLEGAME)
+    with guarded_engine(engine_cmd, repo_root, engine_env) as engine:
+        with engine.analysis(board) as analysis:
+            for info in analysis:
+                if "currmove" in info:
+                    break
+    assert info["currmove"] in board.legal_moves and info["currmovenumber"] >= 1
