@@ -31,7 +31,6 @@ from search.tablebase import (
 from search.timeman import Limits
 from search.tt import EXACT, TranspositionTable, score_from_tt
 from tests.uci_process import guarded_engine
-from tests.uci_process import RawEngine
 
 GAVIOTA_ROOT = Path("/usr/share/gaviotatb")
 GAVIOTA_DIR = GAVIOTA_ROOT / "gtb4"
@@ -398,15 +397,6 @@ def test_engine_keeps_the_win_when_only_some_moves_win(tb_engine, gaviota) -> No
 def test_engine_plays_the_only_winning_pawn_move(tb_engine) -> None:
     board = chess.Board(KPK_ONLY_KD3)
     assert tb_engine.play(board, chess.engine.Limit(depth=4), game="kpk").move == chess.Move.from_uci("c2d3")
-
-
-@pytest.fixture
-def raw(engine_cmd, repo_root, engine_env, tmp_path):
-    proc = RawEngine(engine_cmd, repo_root, engine_env, tmp_path / "stderr.txt")
-    try:
-        yield proc
-    finally:
-        proc.close()
 
 
 @pytest.mark.parametrize("option", ["SyzygyPath", "GaviotaTbPath"])
