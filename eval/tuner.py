@@ -56,8 +56,12 @@ SKIP_PLIES = 8
 QSEARCH_MARGIN = 50
 #: Quiescence search is given up (and the position dropped) past this many nodes.
 QSEARCH_NODE_LIMIT = 2000
-#: Candidate regularisation strengths (per centipawn squared) for the validation search.
-L2_GRID = (1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3)
+#: Centipawn stand-in for a mate score in a `[%eval]` comment.
+MATE_CP = 10_000
+#: Candidate regularisation strengths (per centipawn squared) for the validation
+#: search.  Not 0: material and the tables' averages are collinear, so an
+#: unregularised fit is not even unique.
+L2_GRID = (1e-9, 3e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3)
 
 PIECE_NAMES = {chess.PAWN: "PAWN", chess.KNIGHT: "KNIGHT", chess.BISHOP: "BISHOP",
                chess.ROOK: "ROOK", chess.QUEEN: "QUEEN", chess.KING: "KING"}
@@ -262,8 +266,13 @@ def feature_matrix(boards: Sequence[chess.Board], progress: bool = False) -> tup
 @dataclass(frozen=True)
 class Sample:
     fen: str
+    #: The game's result for White: 1, 0.5 or 0.
     result: float
+    #: Ordinal of the game in the input, for splitting by game.
     game: int
+    #: The `[%eval]` of the move played from here (the engine's search score of
+    #: this position, White's view, cp; mates as +-MATE_CP), if the PGN has one.
+    search: int | None = None
 
 
 class QuiescenceGap:
@@ -333,7 +342,8 @@ def quiet_positions(
                 number = counts["games"]
                 counts["games"] += 1
                 board = game.board()
-                for ply, move in enumerate(game.mainline_moves()):
+                for ply, node in enumerate(game.mainline()):
+                    move = node.move
                     if ply >= skip_plies and (max_positions is None or len(samples) < max_positions):
                         counts["plies"] += 1
                         if not is_quiet(board, move):
@@ -347,7 +357,9 @@ def quiet_positions(
                                 counts["qsearch"] += 1
                             else:
                                 seen.add(key)
-                                samples.append(Sample(fen, result, number))
+                                score = node.eval()
+                                search = score.white().score(mate_score=MATE_CP) if score is not None else None
+                                samples.append(Sample(fen, result, number, search))
                     board.push(move)
                 bar.update(done + handle.tell(), f"{counts['games']} games, {len(samples)} positions")
         done += os.path.getsize(path)
@@ -538,21 +550,42 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, object
     before = errors(start)
     print(f"current weights: {fmt(before)}", file=out)
 
+    # What the fit aims at: the results, or a blend with the engine's search scores.
+    target, labels = train, "game results"
+    if args.search_weight > 0:
+        search = np.array([np.nan if s.search is None else s.search for s in samples])[~validation]
+        known = ~np.isnan(search)
+        if not known.any():
+            raise SystemExit("tuner: --search-weight needs [%eval] comments in the PGN")
+        k_search = fit_k(search[known], train.results[known])
+        blended = train.results.copy()
+        blended[known] = ((1 - args.search_weight) * train.results[known]
+                          + args.search_weight * sigmoid(k_search * search[known]))
+        target = Problem(train.matrix, train.offsets, blended)
+        labels = (f"{1 - args.search_weight:g} x game result + {args.search_weight:g} x sigmoid({k_search:.6f} x [%eval])"
+                  f" ({int(known.sum())} of {len(known)} training positions have an [%eval])")
+    print(f"fitting to {labels}; errors are always against game results", file=out)
+
     if args.l2 is not None:
         l2 = args.l2
+        chosen = "given"
+    elif args.folds > 1:
+        l2 = cross_validate(target, train, games[~validation], k, start, args, out)
+        chosen = f"chosen by {args.folds}-fold cross-validation over the training games"
     elif held is None:
         raise SystemExit("tuner: choose --l2 when there is no validation split")
     else:
         print("choosing l2 by validation error:", file=out)
         best = None
         for candidate in L2_GRID:
-            fitted = fit_weights(train, k, start, candidate, args.iterations, progress, f"l2={candidate:g}")
+            fitted = fit_weights(target, k, start, candidate, args.iterations, progress, f"l2={candidate:g}")
             pair = errors(np.round(fitted))
             print(f"  l2 = {candidate:<8g} {fmt(pair)}", file=out)
             if best is None or pair[1] < best[0]:  # type: ignore[operator]
                 best = (pair[1], candidate)
         l2 = best[1]  # type: ignore[index]
-    fitted = np.round(fit_weights(train, k, start, l2, args.iterations, progress, f"l2={l2:g}"))
+        chosen = "chosen by the validation error"
+    fitted = np.round(fit_weights(target, k, start, l2, args.iterations, progress, f"l2={l2:g}"))
     after = errors(fitted)
     print(f"l2 = {l2:g}; tuned weights (rounded): {fmt(after)}", file=out)
 
@@ -575,7 +608,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, object
         f"(first {args.skip_plies} plies skipped, deduplicated by FEN"
         + (f", quiescence gap <= {args.qsearch_margin} cp" if args.qsearch_margin is not None else "") + ").",
         f"Split: {int((~validation).sum())} training / {int(validation.sum())} validation positions (by game, seed {args.seed}).",
-        f"K = {k:.6f} per centipawn; l2 = {l2:g} per centipawn squared, toward the previous weights.",
+        f"Labels: {labels}.",
+        f"K = {k:.6f} per centipawn; l2 = {l2:g} per centipawn squared ({chosen}), toward the previous weights.",
         f"Mean squared error before: {fmt(before)}",
         f"Mean squared error after:  {fmt(after)}",
     ])
@@ -583,6 +617,39 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, object
         handle.write(weights_module(tables, docstring))
     print(f"wrote {args.out}", file=out)
     return {"k": k, "l2": l2, "before": before, "after": after, "positions": len(samples), "stats": stats}
+
+
+def cross_validate(target: Problem, train: Problem, games: "np.ndarray", k: float, start: "np.ndarray",
+                   args: argparse.Namespace, out: TextIO) -> float:
+    """The l2 of L2_GRID with the least pooled error over `args.folds` folds of games.
+
+    `target` holds the labels fitted to, `train` the game results the error is
+    measured against (the same rows).
+    """
+    import numpy as np
+
+    unique = sorted(set(games.tolist()))
+    random.Random(args.seed).shuffle(unique)
+    fold_of_game = {game: number % args.folds for number, game in enumerate(unique)}
+    folds = np.array([fold_of_game[game] for game in games.tolist()])
+    print(f"choosing l2 by {args.folds}-fold cross-validation over {len(unique)} training games:", file=out)
+    bar = Progress("cross-val ", len(L2_GRID) * args.folds, enabled=not args.quiet)
+    best: tuple[float, float] | None = None
+    for number, candidate in enumerate(L2_GRID):
+        squared = 0.0
+        for fold in range(args.folds):
+            bar.update(number * args.folds + fold, f"l2 = {candidate:g}, fold {fold + 1}/{args.folds}")
+            inside = folds == fold
+            fitted = np.round(fit_weights(target.rows(~inside), k, start, candidate, args.iterations))
+            squared += train.rows(inside).error(k, fitted) * int(inside.sum())
+        error = squared / len(games)
+        if best is None or error < best[0]:
+            best = (error, candidate)
+        bar.update((number + 1) * args.folds, f"l2 = {candidate:g}: {error:.6f}")
+        print(f"  l2 = {candidate:<8g} cross-validation error {error:.6f}", file=out)
+    bar.close()
+    assert best is not None
+    return best[1]
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -600,6 +667,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                              f"(default {QSEARCH_MARGIN})")
     parser.add_argument("--no-qsearch-filter", dest="qsearch_margin", action="store_const", const=None,
                         help="keep positions whatever quiescence search says")
+    parser.add_argument("--search-weight", type=float, default=0.0, metavar="LAMBDA",
+                        help="fit to (1-LAMBDA) x result + LAMBDA x sigmoid(K' x [%%eval]) instead of the bare result "
+                             "(default 0); validation errors stay against results")
+    parser.add_argument("--folds", type=int, default=0, metavar="N",
+                        help="choose l2 by N-fold cross-validation over the training games instead of by the "
+                             "validation split, which then stays untouched (default: off)")
     parser.add_argument("--iterations", type=int, default=500, help="L-BFGS iteration limit per fit (default 500)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the validation split")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -607,6 +680,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if not 0 <= args.validation < 1:
         parser.error("--validation must be in [0, 1)")
+    if not 0 <= args.search_weight <= 1:
+        parser.error("--search-weight must be in [0, 1]")
     return args
 
 

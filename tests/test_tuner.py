@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import chess
+import chess.engine
 import chess.pgn
 import pytest
 from hypothesis import given, settings
@@ -103,6 +104,14 @@ def test_quiet_filter_skips_opening_plies_and_limits_positions(tmp_path: Path) -
     assert len(quiet_positions([str(path)], skip_plies=0, max_positions=3)) == 3
 
 
+def test_samples_carry_the_search_score_of_the_move_played(tmp_path: Path) -> None:
+    path = tmp_path / "games.pgn"
+    path.write_text(_pgn(("1. e4 { [%eval 0.35] } 1... e5 { [%eval -0.20] } 2. Nf3 { [%eval #3] } 2... Nc6", "1-0")))
+    samples = quiet_positions([str(path)], skip_plies=0)
+    assert [s.search for s in samples] == [35, -20, 10_000 - 3, None]
+    assert [s.game for s in samples] == [0, 0, 0, 0]
+
+
 def test_quiescence_filter_drops_a_hanging_queen(tmp_path: Path) -> None:
     # 2...Qg5?? puts the queen en prise to Bxg5: quiet by the move played, not by quiescence.
     path = tmp_path / "games.pgn"
@@ -194,24 +203,35 @@ def _random_game_pgn(rng: random.Random, result: str) -> str:
             break
         move = rng.choice(moves)
         node = node.add_variation(move)
+        node.set_eval(chess.engine.PovScore(chess.engine.Cp(rng.randrange(-300, 300)), chess.WHITE))
         board.push(move)
     game.headers["Result"] = result
     return str(game)
 
 
 @needs_numpy
-def test_cli_runs_end_to_end_and_writes_a_usable_weights_module(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("options", [
+    ["--validation", "0.34"],
+    ["--validation", "0.34", "--folds", "2", "--search-weight", "0.5", "--no-qsearch-filter"],
+    ["--validation", "0", "--l2", "1e-6", "--search-weight", "1"],
+])
+def test_cli_runs_end_to_end_and_writes_a_usable_weights_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str]
+) -> None:
     from eval.tuner import main
 
     rng = random.Random(11)
     pgn = tmp_path / "tiny.pgn"
     pgn.write_text("\n\n".join(_random_game_pgn(rng, r) for r in ["1-0", "0-1", "1/2-1/2", "1-0", "0-1", "1-0"]))
     out = tmp_path / "tuned.py"
-    status = main([str(pgn), "--out", str(out), "--validation", "0.34", "--iterations", "20", "--quiet",
-                   "--max-positions", "150"])
+    status = main([str(pgn), "--out", str(out), "--iterations", "20", "--quiet", "--max-positions", "150", *options])
     assert status == 0
     report = capsys.readouterr().out
     assert "K = " in report and "current weights: train" in report and f"wrote {out}" in report
+    if "--folds" in options:
+        assert "2-fold cross-validation" in report
+    if "--search-weight" in options:
+        assert "x sigmoid(" in report
 
     spec = importlib.util.spec_from_file_location("tuned_for_test", out)
     assert spec is not None and spec.loader is not None
