@@ -17,10 +17,16 @@ The tuner then
 2. minimises   mean((sigmoid(K * eval) - result)^2) + l2 * |w - w_current|^2
    over the weights with L-BFGS (scipy), K fixed.  Unless --l2 is given, the
    strength l2 is chosen from a grid by the error on held-out games (the split
-   is by game, so the positions of one game never sit on both sides);
+   is by game, so the positions of one game never sit on both sides), or
+   with --folds N by N-fold cross-validation over the training games, which
+   leaves the held-out games untouched for the final figures;
 3. rounds to integers and writes a module in the layout of eval/weights.py
    (diagrams from White's side, rank 8 first), with the data's provenance and
    the errors before and after in its docstring.
+
+With --search-weight LAMBDA the fit aims at (1 - LAMBDA) * result + LAMBDA *
+sigmoid(K' * search score), the `[%eval]` of each move (a common way to
+reduce the noise of game results); errors are still reported against results.
 
 PHASE_WEIGHT and TEMPO are not tuned; the king's material stays 0 and the
 pawn table's ranks 1 and 8 stay 0.  The engine keeps its weights until
