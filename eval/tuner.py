@@ -1,6 +1,6 @@
 """Texel tuning: fit the evaluation weights to the results of played games.
 
-    python -m eval.tuner data/selfplay-2000.pgn --out eval/tuned_weights.py
+    python -m eval.tuner data/selfplay-2000.pgn.gz --out eval/tuned_weights.py
 
 Quiet positions are taken from the games (see `quiet_positions`) and labelled
 with the game's result from White's point of view (1, 0.5, 0).  Given the game
@@ -37,13 +37,15 @@ Needs numpy and scipy (`pip install -e '.[tune]'`); the engine itself does not.
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
+import io
 import os
 import random
 import sys
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence, TextIO
+from typing import TYPE_CHECKING, BinaryIO, Iterable, Sequence, TextIO
 
 import chess
 import chess.pgn
@@ -304,6 +306,12 @@ class QuiescenceGap:
         return abs(score - pos.evaluate())
 
 
+def _text(raw: BinaryIO, path: str) -> TextIO:
+    """A text view of a PGN file, gunzipped when its name ends in .gz."""
+    stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if path.endswith(".gz") else raw  # type: ignore[assignment]
+    return io.TextIOWrapper(stream, encoding="utf-8", errors="replace")
+
+
 def is_quiet(board: chess.Board, move: chess.Move) -> bool:
     """Not in check, and the move played from here is neither a capture nor a promotion."""
     return not board.is_check() and not board.is_capture(move) and move.promotion is None
@@ -337,7 +345,7 @@ def quiet_positions(
     bar = Progress("positions ", total, enabled=progress)
     done = 0
     for path in paths:
-        with open(path) as handle:
+        with open(path, "rb") as raw, _text(raw, path) as handle:
             while max_positions is None or len(samples) < max_positions:
                 game = chess.pgn.read_game(handle)
                 if game is None:
@@ -367,7 +375,7 @@ def quiet_positions(
                                 search = score.white().score(mate_score=MATE_CP) if score is not None else None
                                 samples.append(Sample(fen, result, number, search))
                     board.push(move)
-                bar.update(done + handle.tell(), f"{counts['games']} games, {len(samples)} positions")
+                bar.update(done + raw.tell(), f"{counts['games']} games, {len(samples)} positions")
         done += os.path.getsize(path)
     bar.update(done, f"{counts['games']} games, {len(samples)} positions")
     bar.close()
@@ -572,12 +580,17 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, object
                   f" ({int(known.sum())} of {len(known)} training positions have an [%eval])")
     print(f"fitting to {labels}; errors are always against game results", file=out)
 
+    cross_validation = None
     if args.l2 is not None:
         l2 = args.l2
         chosen = "given"
     elif args.folds > 1:
-        l2 = cross_validate(target, train, games[~validation], k, start, args, out)
+        l2, cv_error = cross_validate(target, train, games[~validation], k, start, args, out)
         chosen = f"chosen by {args.folds}-fold cross-validation over the training games"
+        # Without a fit the cross-validation error is the training error of the current weights.
+        cross_validation = (f"{args.folds}-fold cross-validation error (game results): "
+                            f"{before[0]:.6f} with the current weights, {cv_error:.6f} with l2 = {l2:g}")
+        print(cross_validation, file=out)
     elif held is None:
         raise SystemExit("tuner: choose --l2 when there is no validation split")
     else:
@@ -618,7 +631,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, object
         f"K = {k:.6f} per centipawn; l2 = {l2:g} per centipawn squared ({chosen}), toward the previous weights.",
         f"Mean squared error before: {fmt(before)}",
         f"Mean squared error after:  {fmt(after)}",
-    ])
+    ] + ([cross_validation[0].upper() + cross_validation[1:] + "."] if cross_validation else []))
     with open(args.out, "w") as handle:
         handle.write(weights_module(tables, docstring))
     print(f"wrote {args.out}", file=out)
@@ -626,8 +639,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, object
 
 
 def cross_validate(target: Problem, train: Problem, games: "np.ndarray", k: float, start: "np.ndarray",
-                   args: argparse.Namespace, out: TextIO) -> float:
-    """The l2 of L2_GRID with the least pooled error over `args.folds` folds of games.
+                   args: argparse.Namespace, out: TextIO) -> tuple[float, float]:
+    """(l2, its error): the l2 of L2_GRID with the least pooled error over `args.folds` folds of games.
 
     `target` holds the labels fitted to, `train` the game results the error is
     measured against (the same rows).
@@ -655,13 +668,13 @@ def cross_validate(target: Problem, train: Problem, games: "np.ndarray", k: floa
         print(f"  l2 = {candidate:<8g} cross-validation error {error:.6f}", file=out)
     bar.close()
     assert best is not None
-    return best[1]
+    return best[1], best[0]
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m eval.tuner", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("pgn", nargs="+", help="PGN files of finished games")
+    parser.add_argument("pgn", nargs="+", help="PGN files of finished games (.pgn or .pgn.gz)")
     parser.add_argument("--out", required=True, help="weights module to write (e.g. eval/tuned_weights.py)")
     parser.add_argument("--l2", type=float, default=None,
                         help="regularisation toward the current weights, per cp^2 (default: chosen by validation)")

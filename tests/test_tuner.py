@@ -104,6 +104,17 @@ def test_quiet_filter_skips_opening_plies_and_limits_positions(tmp_path: Path) -
     assert len(quiet_positions([str(path)], skip_plies=0, max_positions=3)) == 3
 
 
+def test_gzipped_pgn_reads_like_the_plain_one(tmp_path: Path) -> None:
+    import gzip
+
+    text = _pgn(("1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. c3 Nf6 5. d3 d6", "1/2-1/2"), ("1. d4 d5 2. c4 e6", "0-1"))
+    plain, packed = tmp_path / "games.pgn", tmp_path / "games.pgn.gz"
+    plain.write_text(text)
+    packed.write_bytes(gzip.compress(text.encode()))
+    assert quiet_positions([str(packed)], skip_plies=2) == quiet_positions([str(plain)], skip_plies=2)
+    assert len(quiet_positions([str(packed)], skip_plies=2)) == 8 + 2
+
+
 def test_samples_carry_the_search_score_of_the_move_played(tmp_path: Path) -> None:
     path = tmp_path / "games.pgn"
     path.write_text(_pgn(("1. e4 { [%eval 0.35] } 1... e5 { [%eval -0.20] } 2. Nf3 { [%eval #3] } 2... Nc6", "1-0")))
