@@ -1,0 +1,719 @@
+"""Texel tuning: fit the evaluation weights to the results of played games.
+
+    python -m eval.tuner data/selfplay-2000.pgn.gz --out eval/tuned_weights.py
+
+Quiet positions are taken from the games (see `quiet_positions`) and labelled
+with the game's result from White's point of view (1, 0.5, 0).  Given the game
+phase, the evaluation of `eval/evaluate.py` is linear in its weights (material,
+piece-square tables and bishop pair, middlegame and endgame), so every position
+becomes one sparse row of coefficients, `features(board)`, with
+
+    evaluation for White (without tempo) == row . weights   (up to rounding).
+
+The tuner then
+
+1. fits Texel's scale K so that sigmoid(K * eval) best predicts the results
+   with the current weights (tempo included, as the engine sees it);
+2. minimises   mean((sigmoid(K * eval) - result)^2) + l2 * |w - w_current|^2
+   over the weights with L-BFGS (scipy), K fixed.  Unless --l2 is given, the
+   strength l2 is chosen from a grid by the error on held-out games (the split
+   is by game, so the positions of one game never sit on both sides), or
+   with --folds N by N-fold cross-validation over the training games, which
+   leaves the held-out games untouched for the final figures;
+3. rounds to integers and writes a module in the layout of eval/weights.py
+   (diagrams from White's side, rank 8 first), with the data's provenance and
+   the errors before and after in its docstring.
+
+With --search-weight LAMBDA the fit aims at (1 - LAMBDA) * result + LAMBDA *
+sigmoid(K' * search score), the `[%eval]` of each move (a common way to
+reduce the noise of game results); errors are still reported against results.
+
+PHASE_WEIGHT and TEMPO are not tuned; the king's material stays 0 and the
+pawn table's ranks 1 and 8 stay 0.  The engine keeps its weights until
+USE_TUNED is set in eval/weights.py (docs/tuning.md).
+
+Needs numpy and scipy (`pip install -e '.[tune]'`); the engine itself does not.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import io
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, BinaryIO, Iterable, Sequence, TextIO
+
+import chess
+import chess.pgn
+
+from eval import weights as W
+from eval.evaluate import evaluate
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import scipy.sparse
+
+RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+#: The first plies of a self-play game are close to the book opening.
+SKIP_PLIES = 8
+#: Positions whose quiescence score moves this far from the static one are not quiet.
+QSEARCH_MARGIN = 50
+#: Quiescence search is given up (and the position dropped) past this many nodes.
+QSEARCH_NODE_LIMIT = 2000
+#: Centipawn stand-in for a mate score in a `[%eval]` comment.
+MATE_CP = 10_000
+#: Candidate regularisation strengths (per centipawn squared) for the validation
+#: search.  Not 0: material and the tables' averages are collinear, so an
+#: unregularised fit is not even unique.
+L2_GRID = (1e-9, 3e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3)
+
+PIECE_NAMES = {chess.PAWN: "PAWN", chess.KNIGHT: "KNIGHT", chess.BISHOP: "BISHOP",
+               chess.ROOK: "ROOK", chess.QUEEN: "QUEEN", chess.KING: "KING"}
+STAGES = ("MG", "EG")
+
+
+# --- progress bar ----------------------------------------------------------
+
+class Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, label: str, total: float, enabled: bool = True, stream: TextIO | None = None) -> None:
+        self.label = label
+        self.total = max(total, 1)
+        self.enabled = enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self.start = self.last = time.monotonic()
+        self.done = 0.0
+        self.note = ""
+
+    def update(self, done: float, note: str = "", force: bool = False) -> None:
+        self.done, self.note = done, note
+        now = time.monotonic()
+        if self.enabled and (force or now - self.last >= 0.1):
+            self.last = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        fraction = min(self.done / self.total, 1.0)
+        filled = int(30 * fraction)
+        bar = "#" * filled + "-" * (30 - filled)
+        self.stream.write(f"\r{self.label} [{bar}] {100 * fraction:5.1f}% {now - self.start:6.1f}s {self.note}\x1b[K")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self._draw(time.monotonic())
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# --- parameters --------------------------------------------------------------
+
+class Layout:
+    """Where each tunable weight sits in the parameter vector, and its name.
+
+    Order: material mg (P N B R Q), material eg, bishop pair mg, eg, then the
+    piece-square tables, mg for all pieces then eg, each in diagram order
+    (a8..h8, ..., a1..h1).  Fixed weights (king material, pawn ranks 1 and 8)
+    have no slot.
+    """
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.material = [[-1] * 7 for _ in STAGES]  # [stage][piece_type]
+        for stage, suffix in enumerate(STAGES):
+            for piece_type in chess.PIECE_TYPES:
+                if piece_type != chess.KING:
+                    self.material[stage][piece_type] = self._add(f"MATERIAL_{suffix}[{PIECE_NAMES[piece_type]}]")
+        self.pair = [self._add(f"BISHOP_PAIR_{suffix}") for suffix in STAGES]
+        self.pst = [[[-1] * 64 for _ in range(7)] for _ in STAGES]  # [stage][piece_type][diagram index]
+        for stage, suffix in enumerate(STAGES):
+            for piece_type in chess.PIECE_TYPES:
+                for index in range(64):
+                    if piece_type == chess.PAWN and index // 8 in (0, 7):
+                        continue
+                    square = chess.square_name(index ^ 56)
+                    self.pst[stage][piece_type][index] = self._add(f"{PIECE_NAMES[piece_type]}_{suffix}[{square}]")
+
+    def _add(self, name: str) -> int:
+        self.names.append(name)
+        return len(self.names) - 1
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def vector(self, module: object = W) -> list[float]:
+        """The weights of a module laid out like eval/weights.py, as a vector."""
+        vector = [0.0] * len(self)
+        for stage, suffix in enumerate(STAGES):
+            material = getattr(module, f"MATERIAL_{suffix}")
+            for piece_type in chess.PIECE_TYPES:
+                if self.material[stage][piece_type] >= 0:
+                    vector[self.material[stage][piece_type]] = material[piece_type]
+                table = getattr(module, f"{PIECE_NAMES[piece_type]}_{suffix}")
+                for index, slot in enumerate(self.pst[stage][piece_type]):
+                    if slot >= 0:
+                        vector[slot] = table[index]
+            vector[self.pair[stage]] = getattr(module, f"BISHOP_PAIR_{suffix}")
+        return vector
+
+    def tables(self, vector: Sequence[float]) -> dict[str, object]:
+        """Integer MATERIAL_*, BISHOP_PAIR_* and <PIECE>_* tables from a vector."""
+        out: dict[str, object] = {}
+        for stage, suffix in enumerate(STAGES):
+            out[f"MATERIAL_{suffix}"] = [
+                int(round(vector[slot])) if slot >= 0 else 0 for slot in self.material[stage]
+            ]
+            out[f"BISHOP_PAIR_{suffix}"] = int(round(vector[self.pair[stage]]))
+            for piece_type in chess.PIECE_TYPES:
+                out[f"{PIECE_NAMES[piece_type]}_{suffix}"] = [
+                    int(round(vector[slot])) if slot >= 0 else 0 for slot in self.pst[stage][piece_type]
+                ]
+        return out
+
+
+LAYOUT = Layout()
+
+
+# --- features ----------------------------------------------------------------
+
+def phase_of(board: chess.Board) -> int:
+    """The taper phase, capped at PHASE_TOTAL as `taper` does."""
+    phase = sum(W.PHASE_WEIGHT[piece.piece_type] for piece in board.piece_map().values())
+    return min(phase, W.PHASE_TOTAL)
+
+
+def sparse_terms(board: chess.Board) -> tuple[list[int], list[int], list[int], int]:
+    """(slots, signs, stages, phase): the evaluation as a signed count of weights.
+
+    White pieces count +1 at the diagram index of their square (square ^ 56),
+    Black pieces -1 at the index of the mirrored square (the square itself),
+    exactly as `eval.weights._signed_tables` builds the engine's tables.  A
+    slot may repeat (material); the coefficients add up.
+    """
+    slots: list[int] = []
+    signs: list[int] = []
+    stages: list[int] = []
+    for square, piece in board.piece_map().items():
+        sign = 1 if piece.color == chess.WHITE else -1
+        index = square ^ 56 if piece.color == chess.WHITE else square
+        for stage in (0, 1):
+            for slot in (LAYOUT.material[stage][piece.piece_type], LAYOUT.pst[stage][piece.piece_type][index]):
+                if slot >= 0:
+                    slots.append(slot)
+                    signs.append(sign)
+                    stages.append(stage)
+    for color, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
+        if (board.bishops & board.occupied_co[color]).bit_count() >= 2:
+            for stage in (0, 1):
+                slots.append(LAYOUT.pair[stage])
+                signs.append(sign)
+                stages.append(stage)
+    return slots, signs, stages, phase_of(board)
+
+
+def features(board: chess.Board) -> dict[int, float]:
+    """Coefficient of every weight in the White-view tapered evaluation (no tempo)."""
+    slots, signs, stages, phase = sparse_terms(board)
+    scale = (phase / W.PHASE_TOTAL, (W.PHASE_TOTAL - phase) / W.PHASE_TOTAL)
+    row: dict[int, float] = {}
+    for slot, sign, stage in zip(slots, signs, stages):
+        row[slot] = row.get(slot, 0.0) + sign * scale[stage]
+    return row
+
+
+def tempo_offset(board: chess.Board) -> int:
+    """The (untuned) tempo bonus in White's view: the engine adds it for the mover."""
+    return W.TEMPO if board.turn == chess.WHITE else -W.TEMPO
+
+
+def white_view(board: chess.Board) -> int:
+    """`evaluate()` from White's point of view, tempo included."""
+    score = evaluate(board)
+    return score if board.turn == chess.WHITE else -score
+
+
+def feature_matrix(boards: Sequence[chess.Board], progress: bool = False) -> tuple["scipy.sparse.csr_matrix", "np.ndarray"]:
+    """Sparse (positions x weights) coefficient matrix and the tempo offsets."""
+    import numpy as np
+    import scipy.sparse
+
+    rows: list[int] = []
+    slots: list[int] = []
+    signs: list[int] = []
+    stages: list[int] = []
+    phases = np.empty(len(boards))
+    offsets = np.empty(len(boards))
+    bar = Progress("features  ", len(boards), enabled=progress)
+    for number, board in enumerate(boards):
+        s, g, t, phase = sparse_terms(board)
+        rows.extend([number] * len(s))
+        slots.extend(s)
+        signs.extend(g)
+        stages.extend(t)
+        phases[number] = phase
+        offsets[number] = tempo_offset(board)
+        if number % 256 == 0:
+            bar.update(number, f"{number} positions")
+    bar.update(len(boards), f"{len(boards)} positions")
+    bar.close()
+    row_array = np.asarray(rows, dtype=np.int64)
+    mg_scale = phases / W.PHASE_TOTAL
+    scale = np.where(np.asarray(stages) == 0, mg_scale[row_array], 1.0 - mg_scale[row_array])
+    values = np.asarray(signs, dtype=float) * scale
+    matrix = scipy.sparse.csr_matrix((values, (row_array, np.asarray(slots))), shape=(len(boards), len(LAYOUT)))
+    return matrix, offsets
+
+
+# --- positions -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Sample:
+    fen: str
+    #: The game's result for White: 1, 0.5 or 0.
+    result: float
+    #: Ordinal of the game in the input, for splitting by game.
+    game: int
+    #: The `[%eval]` of the move played from here (the engine's search score of
+    #: this position, White's view, cp; mates as +-MATE_CP), if the PGN has one.
+    search: int | None = None
+
+
+class QuiescenceGap:
+    """|quiescence score - static evaluation| with the engine's own search."""
+
+    def __init__(self, node_limit: int = QSEARCH_NODE_LIMIT) -> None:
+        from search.tt import TranspositionTable
+
+        self.node_limit = node_limit
+        self.tt = TranspositionTable(1)
+
+    def __call__(self, board: chess.Board) -> int | None:
+        """The gap in centipawns, or None when the search ran over its node limit."""
+        from search.alphabeta import INFINITY, AlphaBeta, SearchAborted
+        from search.position import Position
+
+        pos = Position(board.copy(stack=False))
+        search = AlphaBeta(pos, self.tt, should_stop=lambda nodes: nodes > self.node_limit)
+        try:
+            score = search.quiescence(-INFINITY, INFINITY, 0)
+        except SearchAborted:
+            return None
+        return abs(score - pos.evaluate())
+
+
+def _text(raw: BinaryIO, path: str) -> TextIO:
+    """A text view of a PGN file, gunzipped when its name ends in .gz."""
+    stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if path.endswith(".gz") else raw  # type: ignore[assignment]
+    return io.TextIOWrapper(stream, encoding="utf-8", errors="replace")
+
+
+def is_quiet(board: chess.Board, move: chess.Move) -> bool:
+    """Not in check, and the move played from here is neither a capture nor a promotion."""
+    return not board.is_check() and not board.is_capture(move) and move.promotion is None
+
+
+def quiet_positions(
+    paths: Iterable[str],
+    skip_plies: int = SKIP_PLIES,
+    qsearch_margin: int | None = None,
+    max_positions: int | None = None,
+    progress: bool = False,
+    stats: dict[str, int] | None = None,
+) -> list[Sample]:
+    """Labelled quiet positions of the finished games in PGN files, deduplicated by FEN.
+
+    A position is kept when at least `skip_plies` plies of the game were
+    played before it, the side to move is not in check, the move played from
+    it is not a capture or a promotion, and (when `qsearch_margin` is given)
+    quiescence search changes its static evaluation by at most that many
+    centipawns.  The first occurrence of a position wins; the label is the
+    game's result for White.
+    """
+    paths = list(paths)
+    total = sum(os.path.getsize(path) for path in paths)
+    gap = QuiescenceGap() if qsearch_margin is not None else None
+    seen: set[str] = set()
+    samples: list[Sample] = []
+    counts = stats if stats is not None else {}
+    for key in ("games", "plies", "noisy", "duplicate", "qsearch"):
+        counts.setdefault(key, 0)
+    bar = Progress("positions ", total, enabled=progress)
+    done = 0
+    for path in paths:
+        with open(path, "rb") as raw, _text(raw, path) as handle:
+            while max_positions is None or len(samples) < max_positions:
+                game = chess.pgn.read_game(handle)
+                if game is None:
+                    break
+                result = RESULTS.get(game.headers.get("Result", "*"))
+                if result is None:
+                    continue
+                number = counts["games"]
+                counts["games"] += 1
+                board = game.board()
+                for ply, node in enumerate(game.mainline()):
+                    move = node.move
+                    if ply >= skip_plies and (max_positions is None or len(samples) < max_positions):
+                        counts["plies"] += 1
+                        if not is_quiet(board, move):
+                            counts["noisy"] += 1
+                        else:
+                            fen = board.fen(en_passant="legal")
+                            key = fen.rsplit(" ", 2)[0]  # without the move counters
+                            if key in seen:
+                                counts["duplicate"] += 1
+                            elif gap is not None and ((g := gap(board)) is None or g > qsearch_margin):
+                                counts["qsearch"] += 1
+                            else:
+                                seen.add(key)
+                                score = node.eval()
+                                search = score.white().score(mate_score=MATE_CP) if score is not None else None
+                                samples.append(Sample(fen, result, number, search))
+                    board.push(move)
+                bar.update(done + raw.tell(), f"{counts['games']} games, {len(samples)} positions")
+        done += os.path.getsize(path)
+    bar.update(done, f"{counts['games']} games, {len(samples)} positions")
+    bar.close()
+    return samples
+
+
+# --- fitting -------------------------------------------------------------------
+
+def sigmoid(x: "np.ndarray") -> "np.ndarray":
+    import numpy as np
+
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def mean_squared_error(k: float, scores: "np.ndarray", results: "np.ndarray") -> float:
+    import numpy as np
+
+    return float(np.mean((sigmoid(k * scores) - results) ** 2))
+
+
+def fit_k(scores: "np.ndarray", results: "np.ndarray") -> float:
+    """Texel's scale: the K minimising the error of sigmoid(K * score), score in cp."""
+    import numpy as np
+    from scipy.optimize import minimize_scalar
+
+    best = minimize_scalar(lambda log_k: mean_squared_error(float(np.exp(log_k)), scores, results),
+                           bounds=(np.log(1e-5), np.log(0.1)), method="bounded",
+                           options={"xatol": 1e-6})
+    return float(np.exp(best.x))
+
+
+@dataclass
+class Problem:
+    """A design matrix with its offsets and labels."""
+
+    matrix: "scipy.sparse.csr_matrix"
+    offsets: "np.ndarray"
+    results: "np.ndarray"
+
+    def scores(self, vector: "np.ndarray") -> "np.ndarray":
+        return self.matrix @ vector + self.offsets
+
+    def error(self, k: float, vector: "np.ndarray") -> float:
+        return mean_squared_error(k, self.scores(vector), self.results)
+
+    def rows(self, mask: "np.ndarray") -> "Problem":
+        return Problem(self.matrix[mask], self.offsets[mask], self.results[mask])
+
+
+def fit_weights(problem: Problem, k: float, start: "np.ndarray", l2: float,
+                max_iterations: int = 500, progress: bool = False, label: str = "fit") -> "np.ndarray":
+    """Minimise the mean squared error plus l2 * |w - start|^2 with L-BFGS.
+
+    The optimiser works in pawns (w = start + 100 u) so that its tolerances
+    see gradients of a sensible size.
+    """
+    import numpy as np
+    from scipy.optimize import minimize
+
+    matrix, offsets, results = problem.matrix, problem.offsets, problem.results
+    transposed = matrix.T.tocsr()
+    n = len(results)
+    base = matrix @ start + offsets
+
+    def loss_and_gradient(u: np.ndarray) -> tuple[float, np.ndarray]:
+        delta = 100.0 * u
+        predicted = sigmoid(k * (base + matrix @ delta))
+        residual = predicted - results
+        loss = float(residual @ residual) / n + l2 * float(delta @ delta)
+        inner = residual * predicted * (1.0 - predicted) * (2.0 * k / n)
+        gradient = transposed @ inner + 2.0 * l2 * delta
+        return loss, 100.0 * gradient
+
+    bar = Progress(f"{label:<10}", max_iterations, enabled=progress)
+    iteration = 0
+
+    def callback(u: np.ndarray) -> None:
+        nonlocal iteration
+        iteration += 1
+        bar.update(iteration, f"iteration {iteration}/{max_iterations}")
+
+    result = minimize(loss_and_gradient, np.zeros_like(start), jac=True, method="L-BFGS-B", callback=callback,
+                      options={"maxiter": max_iterations, "ftol": 1e-12, "gtol": 1e-9})
+    bar.update(max_iterations, f"{iteration} iterations, loss {result.fun:.6f}")
+    bar.close()
+    return start + 100.0 * result.x
+
+
+def split_by_game(games: "np.ndarray", fraction: float, seed: int) -> "np.ndarray":
+    """Boolean mask of validation rows: a random `fraction` of the games."""
+    import numpy as np
+
+    unique = sorted(set(games.tolist()))
+    random.Random(seed).shuffle(unique)
+    held = set(unique[: int(round(len(unique) * fraction))])
+    return np.array([game in held for game in games.tolist()], dtype=bool)
+
+
+# --- output --------------------------------------------------------------------
+
+def _diagram(name: str, values: Sequence[int]) -> list[str]:
+    width = max(4, max(len(str(v)) for v in values) + 1)
+    lines = [f"{name} = ["]
+    for rank in range(8):
+        lines.append("   " + "".join(f"{v:{width}d}," for v in values[8 * rank: 8 * rank + 8]))
+    lines.append("]")
+    return lines
+
+
+def weights_module(tables: dict[str, object], docstring: str) -> str:
+    """Python source of a weights module in the layout of eval/weights.py."""
+    lines = ['"""' + docstring.strip() + "\n" + '"""', "from __future__ import annotations", ""]
+    lines.append("#: Piece values (middlegame, endgame), indexed by python-chess piece type.")
+    lines.append(f"MATERIAL_MG = {tables['MATERIAL_MG']}")
+    lines.append(f"MATERIAL_EG = {tables['MATERIAL_EG']}")
+    lines.append("")
+    lines.append(f"BISHOP_PAIR_MG = {tables['BISHOP_PAIR_MG']}")
+    lines.append(f"BISHOP_PAIR_EG = {tables['BISHOP_PAIR_EG']}")
+    lines.append("")
+    lines.append("# Piece-square tables as diagrams from White's side (index 0 = a8, 63 = h1).")
+    lines.append("# fmt: off")
+    for piece_type in chess.PIECE_TYPES:
+        for suffix in STAGES:
+            name = f"{PIECE_NAMES[piece_type]}_{suffix}"
+            lines.extend(_diagram(name, tables[name]))  # type: ignore[arg-type]
+    lines.append("# fmt: on")
+    return "\n".join(lines) + "\n"
+
+
+def file_provenance(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return f"{path} ({os.path.getsize(path)} bytes, sha256 {digest.hexdigest()[:16]})"
+
+
+# --- command line ----------------------------------------------------------------
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, object]:
+    """Extract, fit and write as the command line asks; the report goes to `out` (stdout)."""
+    import numpy as np
+
+    out = out if out is not None else sys.stdout
+
+    progress = not args.quiet
+    stats: dict[str, int] = {}
+    samples = quiet_positions(args.pgn, skip_plies=args.skip_plies, qsearch_margin=args.qsearch_margin,
+                              max_positions=args.max_positions, progress=progress, stats=stats)
+    if len(samples) < 2:
+        raise SystemExit("tuner: fewer than two quiet positions in the input")
+    print(f"{stats['games']} games, {stats['plies']} plies after the first {args.skip_plies}: "
+          f"{stats['noisy']} in check/capture/promotion, {stats['duplicate']} duplicates, "
+          f"{stats['qsearch']} dropped by quiescence; {len(samples)} positions", file=out)
+
+    boards = [chess.Board(sample.fen) for sample in samples]
+    matrix, offsets = feature_matrix(boards, progress=progress)
+    problem = Problem(matrix, offsets, np.array([sample.result for sample in samples]))
+    start = np.array(LAYOUT.vector(W), dtype=float)
+
+    # The features must reproduce the engine's evaluation (a cheap guard against drift).
+    check = random.Random(args.seed).sample(range(len(boards)), min(200, len(boards)))
+    for row in check:
+        expected = white_view(boards[row]) - offsets[row]
+        predicted = float((matrix[row] @ start)[0])
+        if abs(predicted - expected) >= 1.0:
+            raise AssertionError(f"features disagree with evaluate(): {predicted} vs {expected} in {samples[row].fen}")
+
+    games = np.array([sample.game for sample in samples])
+    validation = split_by_game(games, args.validation, args.seed) if args.validation > 0 else np.zeros(len(samples), bool)
+    train = problem.rows(~validation)
+    held = problem.rows(validation) if validation.any() else None
+    print(f"train {int((~validation).sum())} positions, validation {int(validation.sum())} positions "
+          f"({len(set(games[validation].tolist()))} games)", file=out)
+
+    k = fit_k(train.scores(start), train.results)
+    print(f"K = {k:.6f} per cp (Texel's 10-based form: K = {k * 400 / np.log(10):.4f} with 1/(1+10^(-K*s/400)))",
+          file=out)
+
+    def errors(vector: np.ndarray) -> tuple[float, float | None]:
+        return train.error(k, vector), (held.error(k, vector) if held is not None else None)
+
+    def fmt(pair: tuple[float, float | None]) -> str:
+        return f"train {pair[0]:.6f}" + (f", validation {pair[1]:.6f}" if pair[1] is not None else "")
+
+    before = errors(start)
+    print(f"current weights: {fmt(before)}", file=out)
+
+    # What the fit aims at: the results, or a blend with the engine's search scores.
+    target, labels = train, "game results"
+    if args.search_weight > 0:
+        search = np.array([np.nan if s.search is None else s.search for s in samples])[~validation]
+        known = ~np.isnan(search)
+        if not known.any():
+            raise SystemExit("tuner: --search-weight needs [%eval] comments in the PGN")
+        k_search = fit_k(search[known], train.results[known])
+        blended = train.results.copy()
+        blended[known] = ((1 - args.search_weight) * train.results[known]
+                          + args.search_weight * sigmoid(k_search * search[known]))
+        target = Problem(train.matrix, train.offsets, blended)
+        labels = (f"{1 - args.search_weight:g} x game result + {args.search_weight:g} x sigmoid({k_search:.6f} x [%eval])"
+                  f" ({int(known.sum())} of {len(known)} training positions have an [%eval])")
+    print(f"fitting to {labels}; errors are always against game results", file=out)
+
+    cross_validation = None
+    if args.l2 is not None:
+        l2 = args.l2
+        chosen = "given"
+    elif args.folds > 1:
+        l2, cv_error = cross_validate(target, train, games[~validation], k, start, args, out)
+        chosen = f"chosen by {args.folds}-fold cross-validation over the training games"
+        # Without a fit the cross-validation error is the training error of the current weights.
+        cross_validation = (f"{args.folds}-fold cross-validation error (game results): "
+                            f"{before[0]:.6f} with the current weights, {cv_error:.6f} with l2 = {l2:g}")
+        print(cross_validation, file=out)
+    elif held is None:
+        raise SystemExit("tuner: choose --l2 when there is no validation split")
+    else:
+        print("choosing l2 by validation error:", file=out)
+        best = None
+        for candidate in L2_GRID:
+            fitted = fit_weights(target, k, start, candidate, args.iterations, progress, f"l2={candidate:g}")
+            pair = errors(np.round(fitted))
+            print(f"  l2 = {candidate:<8g} {fmt(pair)}", file=out)
+            if best is None or pair[1] < best[0]:  # type: ignore[operator]
+                best = (pair[1], candidate)
+        l2 = best[1]  # type: ignore[index]
+        chosen = "chosen by the validation error"
+    fitted = np.round(fit_weights(target, k, start, l2, args.iterations, progress, f"l2={l2:g}"))
+    after = errors(fitted)
+    print(f"l2 = {l2:g}; tuned weights (rounded): {fmt(after)}", file=out)
+
+    tables = LAYOUT.tables(fitted)
+    print("material mg " + " ".join(f"{W.MATERIAL_MG[p]}->{tables['MATERIAL_MG'][p]}" for p in range(1, 6)), file=out)  # type: ignore[index]
+    print("material eg " + " ".join(f"{W.MATERIAL_EG[p]}->{tables['MATERIAL_EG'][p]}" for p in range(1, 6)), file=out)  # type: ignore[index]
+    print(f"bishop pair {W.BISHOP_PAIR_MG}->{tables['BISHOP_PAIR_MG']} / {W.BISHOP_PAIR_EG}->{tables['BISHOP_PAIR_EG']}",
+          file=out)
+
+    command = "python -m eval.tuner " + " ".join(sys.argv[1:]) if args.command is None else args.command
+    docstring = "\n".join([
+        "Texel-tuned evaluation weights, written by eval/tuner.py: do not edit by hand.",
+        "",
+        "Used by the engine only when USE_TUNED is True in eval/weights.py (which",
+        "keeps PHASE_WEIGHT and TEMPO); see docs/tuning.md.",
+        "",
+        f"Command: {command}",
+        "Data: " + "; ".join(file_provenance(path) for path in args.pgn),
+        f"Positions: {len(samples)} quiet positions from {stats['games']} games "
+        f"(first {args.skip_plies} plies skipped, deduplicated by FEN"
+        + (f", quiescence gap <= {args.qsearch_margin} cp" if args.qsearch_margin is not None else "") + ").",
+        f"Split: {int((~validation).sum())} training / {int(validation.sum())} validation positions (by game, seed {args.seed}).",
+        f"Labels: {labels}.",
+        f"K = {k:.6f} per centipawn; l2 = {l2:g} per centipawn squared ({chosen}), toward the previous weights.",
+        f"Mean squared error before: {fmt(before)}",
+        f"Mean squared error after:  {fmt(after)}",
+    ] + ([cross_validation[0].upper() + cross_validation[1:] + "."] if cross_validation else []))
+    with open(args.out, "w") as handle:
+        handle.write(weights_module(tables, docstring))
+    print(f"wrote {args.out}", file=out)
+    return {"k": k, "l2": l2, "before": before, "after": after, "positions": len(samples), "stats": stats}
+
+
+def cross_validate(target: Problem, train: Problem, games: "np.ndarray", k: float, start: "np.ndarray",
+                   args: argparse.Namespace, out: TextIO) -> tuple[float, float]:
+    """(l2, its error): the l2 of L2_GRID with the least pooled error over `args.folds` folds of games.
+
+    `target` holds the labels fitted to, `train` the game results the error is
+    measured against (the same rows).
+    """
+    import numpy as np
+
+    unique = sorted(set(games.tolist()))
+    random.Random(args.seed).shuffle(unique)
+    fold_of_game = {game: number % args.folds for number, game in enumerate(unique)}
+    folds = np.array([fold_of_game[game] for game in games.tolist()])
+    print(f"choosing l2 by {args.folds}-fold cross-validation over {len(unique)} training games:", file=out)
+    bar = Progress("cross-val ", len(L2_GRID) * args.folds, enabled=not args.quiet)
+    best: tuple[float, float] | None = None
+    for number, candidate in enumerate(L2_GRID):
+        squared = 0.0
+        for fold in range(args.folds):
+            bar.update(number * args.folds + fold, f"l2 = {candidate:g}, fold {fold + 1}/{args.folds}")
+            inside = folds == fold
+            fitted = np.round(fit_weights(target.rows(~inside), k, start, candidate, args.iterations))
+            squared += train.rows(inside).error(k, fitted) * int(inside.sum())
+        error = squared / len(games)
+        if best is None or error < best[0]:
+            best = (error, candidate)
+        bar.update((number + 1) * args.folds, f"l2 = {candidate:g}: {error:.6f}")
+        print(f"  l2 = {candidate:<8g} cross-validation error {error:.6f}", file=out)
+    bar.close()
+    assert best is not None
+    return best[1], best[0]
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m eval.tuner", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pgn", nargs="+", help="PGN files of finished games (.pgn or .pgn.gz)")
+    parser.add_argument("--out", required=True, help="weights module to write (e.g. eval/tuned_weights.py)")
+    parser.add_argument("--l2", type=float, default=None,
+                        help="regularisation toward the current weights, per cp^2 (default: chosen by validation)")
+    parser.add_argument("--validation", type=float, default=0.1, help="fraction of games held out (default 0.1)")
+    parser.add_argument("--max-positions", type=int, default=None, help="stop reading after this many positions")
+    parser.add_argument("--skip-plies", type=int, default=SKIP_PLIES, help=f"plies skipped per game (default {SKIP_PLIES})")
+    parser.add_argument("--qsearch-margin", type=int, default=QSEARCH_MARGIN, metavar="CP",
+                        help="drop positions whose quiescence score differs from the static one by more than CP "
+                             f"(default {QSEARCH_MARGIN})")
+    parser.add_argument("--no-qsearch-filter", dest="qsearch_margin", action="store_const", const=None,
+                        help="keep positions whatever quiescence search says")
+    parser.add_argument("--search-weight", type=float, default=0.0, metavar="LAMBDA",
+                        help="fit to (1-LAMBDA) x result + LAMBDA x sigmoid(K' x [%%eval]) instead of the bare result "
+                             "(default 0); validation errors stay against results")
+    parser.add_argument("--folds", type=int, default=0, metavar="N",
+                        help="choose l2 by N-fold cross-validation over the training games instead of by the "
+                             "validation split, which then stays untouched (default: off)")
+    parser.add_argument("--iterations", type=int, default=500, help="L-BFGS iteration limit per fit (default 500)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the validation split")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--command", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if not 0 <= args.validation < 1:
+        parser.error("--validation must be in [0, 1)")
+    if not 0 <= args.search_weight <= 1:
+        parser.error("--search-weight must be in [0, 1]")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        import numpy  # noqa: F401
+        import scipy  # noqa: F401
+    except ImportError:
+        print("tuner: needs numpy and scipy (pip install -e '.[tune]')", file=sys.stderr)
+        return 2
+    run(parse_args(argv))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
