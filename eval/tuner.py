@@ -2,11 +2,12 @@
 
     python -m eval.tuner data/selfplay-2000.pgn.gz --out eval/tuned_weights.py
 
-Quiet positions are taken from the games (see `quiet_positions`) and labelled
-with the game's result from White's point of view (1, 0.5, 0).  Given the game
-phase, the evaluation of `eval/evaluate.py` is linear in its weights (material,
-piece-square tables and bishop pair, middlegame and endgame), so every position
-becomes one sparse row of coefficients, `features(board)`, with
+Quiet positions are taken from the games (see `quiet_positions` in
+eval/tuning_data.py) and labelled with the game's result from White's point of
+view (1, 0.5, 0).  Given the game phase, the evaluation of `eval/evaluate.py`
+is linear in its weights (material, piece-square tables and bishop pair,
+middlegame and endgame), so every position becomes one sparse row of
+coefficients, `features(board)` in eval/tuning_features.py, with
 
     evaluation for White (without tempo) == row . weights   (up to rounding).
 
@@ -32,354 +33,69 @@ PHASE_WEIGHT and TEMPO are not tuned; the king's material stays 0 and the
 pawn table's ranks 1 and 8 stay 0.  The engine keeps its weights until
 USE_TUNED is set in eval/weights.py (docs/tuning.md).
 
+This module holds the fit, the output and the command line; the names of
+eval/tuning_data.py and eval/tuning_features.py are re-exported here.
+
 Needs numpy and scipy (`pip install -e '.[tune]'`); the engine itself does not.
 """
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
-import io
 import os
 import random
 import sys
-import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO, Iterable, Sequence, TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
 import chess
-import chess.pgn
 
 from eval import weights as W
-from eval.evaluate import evaluate
+from eval.tuning_data import (
+    MATE_CP,
+    QSEARCH_MARGIN,
+    QSEARCH_NODE_LIMIT,
+    RESULTS,
+    SKIP_PLIES,
+    Progress,
+    QuiescenceGap,
+    Sample,
+    is_quiet,
+    quiet_positions,
+)
+from eval.tuning_features import (
+    LAYOUT,
+    PIECE_NAMES,
+    STAGES,
+    Layout,
+    feature_matrix,
+    features,
+    phase_of,
+    sparse_terms,
+    tempo_offset,
+    white_view,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import scipy.sparse
 
-RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-#: The first plies of a self-play game are close to the book opening.
-SKIP_PLIES = 8
-#: Positions whose quiescence score moves this far from the static one are not quiet.
-QSEARCH_MARGIN = 50
-#: Quiescence search is given up (and the position dropped) past this many nodes.
-QSEARCH_NODE_LIMIT = 2000
-#: Centipawn stand-in for a mate score in a `[%eval]` comment.
-MATE_CP = 10_000
+__all__ = [
+    # eval/tuning_data.py
+    "MATE_CP", "QSEARCH_MARGIN", "QSEARCH_NODE_LIMIT", "RESULTS", "SKIP_PLIES",
+    "Progress", "QuiescenceGap", "Sample", "is_quiet", "quiet_positions",
+    # eval/tuning_features.py
+    "LAYOUT", "PIECE_NAMES", "STAGES", "Layout", "feature_matrix", "features", "phase_of", "sparse_terms",
+    "tempo_offset", "white_view",
+    # this module
+    "L2_GRID", "Problem", "cross_validate", "file_provenance", "fit_k", "fit_weights", "main",
+    "mean_squared_error", "parse_args", "run", "sigmoid", "split_by_game", "weights_module",
+]
+
 #: Candidate regularisation strengths (per centipawn squared) for the validation
 #: search.  Not 0: material and the tables' averages are collinear, so an
 #: unregularised fit is not even unique.
 L2_GRID = (1e-9, 3e-9, 1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3)
-
-PIECE_NAMES = {chess.PAWN: "PAWN", chess.KNIGHT: "KNIGHT", chess.BISHOP: "BISHOP",
-               chess.ROOK: "ROOK", chess.QUEEN: "QUEEN", chess.KING: "KING"}
-STAGES = ("MG", "EG")
-
-
-# --- progress bar ----------------------------------------------------------
-
-class Progress:
-    """A one-line progress bar on stderr, redrawn at most ten times a second."""
-
-    def __init__(self, label: str, total: float, enabled: bool = True, stream: TextIO | None = None) -> None:
-        self.label = label
-        self.total = max(total, 1)
-        self.enabled = enabled
-        self.stream = stream if stream is not None else sys.stderr
-        self.start = self.last = time.monotonic()
-        self.done = 0.0
-        self.note = ""
-
-    def update(self, done: float, note: str = "", force: bool = False) -> None:
-        self.done, self.note = done, note
-        now = time.monotonic()
-        if self.enabled and (force or now - self.last >= 0.1):
-            self.last = now
-            self._draw(now)
-
-    def _draw(self, now: float) -> None:
-        fraction = min(self.done / self.total, 1.0)
-        filled = int(30 * fraction)
-        bar = "#" * filled + "-" * (30 - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {100 * fraction:5.1f}% {now - self.start:6.1f}s {self.note}\x1b[K")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self._draw(time.monotonic())
-            self.stream.write("\n")
-            self.stream.flush()
-
-
-# --- parameters --------------------------------------------------------------
-
-class Layout:
-    """Where each tunable weight sits in the parameter vector, and its name.
-
-    Order: material mg (P N B R Q), material eg, bishop pair mg, eg, then the
-    piece-square tables, mg for all pieces then eg, each in diagram order
-    (a8..h8, ..., a1..h1).  Fixed weights (king material, pawn ranks 1 and 8)
-    have no slot.
-    """
-
-    def __init__(self) -> None:
-        self.names: list[str] = []
-        self.material = [[-1] * 7 for _ in STAGES]  # [stage][piece_type]
-        for stage, suffix in enumerate(STAGES):
-            for piece_type in chess.PIECE_TYPES:
-                if piece_type != chess.KING:
-                    self.material[stage][piece_type] = self._add(f"MATERIAL_{suffix}[{PIECE_NAMES[piece_type]}]")
-        self.pair = [self._add(f"BISHOP_PAIR_{suffix}") for suffix in STAGES]
-        self.pst = [[[-1] * 64 for _ in range(7)] for _ in STAGES]  # [stage][piece_type][diagram index]
-        for stage, suffix in enumerate(STAGES):
-            for piece_type in chess.PIECE_TYPES:
-                for index in range(64):
-                    if piece_type == chess.PAWN and index // 8 in (0, 7):
-                        continue
-                    square = chess.square_name(index ^ 56)
-                    self.pst[stage][piece_type][index] = self._add(f"{PIECE_NAMES[piece_type]}_{suffix}[{square}]")
-
-    def _add(self, name: str) -> int:
-        self.names.append(name)
-        return len(self.names) - 1
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def vector(self, module: object = W) -> list[float]:
-        """The weights of a module laid out like eval/weights.py, as a vector."""
-        vector = [0.0] * len(self)
-        for stage, suffix in enumerate(STAGES):
-            material = getattr(module, f"MATERIAL_{suffix}")
-            for piece_type in chess.PIECE_TYPES:
-                if self.material[stage][piece_type] >= 0:
-                    vector[self.material[stage][piece_type]] = material[piece_type]
-                table = getattr(module, f"{PIECE_NAMES[piece_type]}_{suffix}")
-                for index, slot in enumerate(self.pst[stage][piece_type]):
-                    if slot >= 0:
-                        vector[slot] = table[index]
-            vector[self.pair[stage]] = getattr(module, f"BISHOP_PAIR_{suffix}")
-        return vector
-
-    def tables(self, vector: Sequence[float]) -> dict[str, object]:
-        """Integer MATERIAL_*, BISHOP_PAIR_* and <PIECE>_* tables from a vector."""
-        out: dict[str, object] = {}
-        for stage, suffix in enumerate(STAGES):
-            out[f"MATERIAL_{suffix}"] = [
-                int(round(vector[slot])) if slot >= 0 else 0 for slot in self.material[stage]
-            ]
-            out[f"BISHOP_PAIR_{suffix}"] = int(round(vector[self.pair[stage]]))
-            for piece_type in chess.PIECE_TYPES:
-                out[f"{PIECE_NAMES[piece_type]}_{suffix}"] = [
-                    int(round(vector[slot])) if slot >= 0 else 0 for slot in self.pst[stage][piece_type]
-                ]
-        return out
-
-
-LAYOUT = Layout()
-
-
-# --- features ----------------------------------------------------------------
-
-def phase_of(board: chess.Board) -> int:
-    """The taper phase, capped at PHASE_TOTAL as `taper` does."""
-    phase = sum(W.PHASE_WEIGHT[piece.piece_type] for piece in board.piece_map().values())
-    return min(phase, W.PHASE_TOTAL)
-
-
-def sparse_terms(board: chess.Board) -> tuple[list[int], list[int], list[int], int]:
-    """(slots, signs, stages, phase): the evaluation as a signed count of weights.
-
-    White pieces count +1 at the diagram index of their square (square ^ 56),
-    Black pieces -1 at the index of the mirrored square (the square itself),
-    exactly as `eval.weights._signed_tables` builds the engine's tables.  A
-    slot may repeat (material); the coefficients add up.
-    """
-    slots: list[int] = []
-    signs: list[int] = []
-    stages: list[int] = []
-    for square, piece in board.piece_map().items():
-        sign = 1 if piece.color == chess.WHITE else -1
-        index = square ^ 56 if piece.color == chess.WHITE else square
-        for stage in (0, 1):
-            for slot in (LAYOUT.material[stage][piece.piece_type], LAYOUT.pst[stage][piece.piece_type][index]):
-                if slot >= 0:
-                    slots.append(slot)
-                    signs.append(sign)
-                    stages.append(stage)
-    for color, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
-        if (board.bishops & board.occupied_co[color]).bit_count() >= 2:
-            for stage in (0, 1):
-                slots.append(LAYOUT.pair[stage])
-                signs.append(sign)
-                stages.append(stage)
-    return slots, signs, stages, phase_of(board)
-
-
-def features(board: chess.Board) -> dict[int, float]:
-    """Coefficient of every weight in the White-view tapered evaluation (no tempo)."""
-    slots, signs, stages, phase = sparse_terms(board)
-    scale = (phase / W.PHASE_TOTAL, (W.PHASE_TOTAL - phase) / W.PHASE_TOTAL)
-    row: dict[int, float] = {}
-    for slot, sign, stage in zip(slots, signs, stages):
-        row[slot] = row.get(slot, 0.0) + sign * scale[stage]
-    return row
-
-
-def tempo_offset(board: chess.Board) -> int:
-    """The (untuned) tempo bonus in White's view: the engine adds it for the mover."""
-    return W.TEMPO if board.turn == chess.WHITE else -W.TEMPO
-
-
-def white_view(board: chess.Board) -> int:
-    """`evaluate()` from White's point of view, tempo included."""
-    score = evaluate(board)
-    return score if board.turn == chess.WHITE else -score
-
-
-def feature_matrix(boards: Sequence[chess.Board], progress: bool = False) -> tuple["scipy.sparse.csr_matrix", "np.ndarray"]:
-    """Sparse (positions x weights) coefficient matrix and the tempo offsets."""
-    import numpy as np
-    import scipy.sparse
-
-    rows: list[int] = []
-    slots: list[int] = []
-    signs: list[int] = []
-    stages: list[int] = []
-    phases = np.empty(len(boards))
-    offsets = np.empty(len(boards))
-    bar = Progress("features  ", len(boards), enabled=progress)
-    for number, board in enumerate(boards):
-        s, g, t, phase = sparse_terms(board)
-        rows.extend([number] * len(s))
-        slots.extend(s)
-        signs.extend(g)
-        stages.extend(t)
-        phases[number] = phase
-        offsets[number] = tempo_offset(board)
-        if number % 256 == 0:
-            bar.update(number, f"{number} positions")
-    bar.update(len(boards), f"{len(boards)} positions")
-    bar.close()
-    row_array = np.asarray(rows, dtype=np.int64)
-    mg_scale = phases / W.PHASE_TOTAL
-    scale = np.where(np.asarray(stages) == 0, mg_scale[row_array], 1.0 - mg_scale[row_array])
-    values = np.asarray(signs, dtype=float) * scale
-    matrix = scipy.sparse.csr_matrix((values, (row_array, np.asarray(slots))), shape=(len(boards), len(LAYOUT)))
-    return matrix, offsets
-
-
-# --- positions -----------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Sample:
-    fen: str
-    #: The game's result for White: 1, 0.5 or 0.
-    result: float
-    #: Ordinal of the game in the input, for splitting by game.
-    game: int
-    #: The `[%eval]` of the move played from here (the engine's search score of
-    #: this position, White's view, cp; mates as +-MATE_CP), if the PGN has one.
-    search: int | None = None
-
-
-class QuiescenceGap:
-    """|quiescence score - static evaluation| with the engine's own search."""
-
-    def __init__(self, node_limit: int = QSEARCH_NODE_LIMIT) -> None:
-        from search.tt import TranspositionTable
-
-        self.node_limit = node_limit
-        self.tt = TranspositionTable(1)
-
-    def __call__(self, board: chess.Board) -> int | None:
-        """The gap in centipawns, or None when the search ran over its node limit."""
-        from search.alphabeta import INFINITY, AlphaBeta, SearchAborted
-        from search.position import Position
-
-        pos = Position(board.copy(stack=False))
-        search = AlphaBeta(pos, self.tt, should_stop=lambda nodes: nodes > self.node_limit)
-        try:
-            score = search.quiescence(-INFINITY, INFINITY, 0)
-        except SearchAborted:
-            return None
-        return abs(score - pos.evaluate())
-
-
-def _text(raw: BinaryIO, path: str) -> TextIO:
-    """A text view of a PGN file, gunzipped when its name ends in .gz."""
-    stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if path.endswith(".gz") else raw  # type: ignore[assignment]
-    return io.TextIOWrapper(stream, encoding="utf-8", errors="replace")
-
-
-def is_quiet(board: chess.Board, move: chess.Move) -> bool:
-    """Not in check, and the move played from here is neither a capture nor a promotion."""
-    return not board.is_check() and not board.is_capture(move) and move.promotion is None
-
-
-def quiet_positions(
-    paths: Iterable[str],
-    skip_plies: int = SKIP_PLIES,
-    qsearch_margin: int | None = None,
-    max_positions: int | None = None,
-    progress: bool = False,
-    stats: dict[str, int] | None = None,
-) -> list[Sample]:
-    """Labelled quiet positions of the finished games in PGN files, deduplicated by FEN.
-
-    A position is kept when at least `skip_plies` plies of the game were
-    played before it, the side to move is not in check, the move played from
-    it is not a capture or a promotion, and (when `qsearch_margin` is given)
-    quiescence search changes its static evaluation by at most that many
-    centipawns.  The first occurrence of a position wins; the label is the
-    game's result for White.
-    """
-    paths = list(paths)
-    total = sum(os.path.getsize(path) for path in paths)
-    gap = QuiescenceGap() if qsearch_margin is not None else None
-    seen: set[str] = set()
-    samples: list[Sample] = []
-    counts = stats if stats is not None else {}
-    for key in ("games", "plies", "noisy", "duplicate", "qsearch"):
-        counts.setdefault(key, 0)
-    bar = Progress("positions ", total, enabled=progress)
-    done = 0
-    for path in paths:
-        with open(path, "rb") as raw, _text(raw, path) as handle:
-            while max_positions is None or len(samples) < max_positions:
-                game = chess.pgn.read_game(handle)
-                if game is None:
-                    break
-                result = RESULTS.get(game.headers.get("Result", "*"))
-                if result is None:
-                    continue
-                number = counts["games"]
-                counts["games"] += 1
-                board = game.board()
-                for ply, node in enumerate(game.mainline()):
-                    move = node.move
-                    if ply >= skip_plies and (max_positions is None or len(samples) < max_positions):
-                        counts["plies"] += 1
-                        if not is_quiet(board, move):
-                            counts["noisy"] += 1
-                        else:
-                            fen = board.fen(en_passant="legal")
-                            key = fen.rsplit(" ", 2)[0]  # without the move counters
-                            if key in seen:
-                                counts["duplicate"] += 1
-                            elif gap is not None and ((g := gap(board)) is None or g > qsearch_margin):
-                                counts["qsearch"] += 1
-                            else:
-                                seen.add(key)
-                                score = node.eval()
-                                search = score.white().score(mate_score=MATE_CP) if score is not None else None
-                                samples.append(Sample(fen, result, number, search))
-                    board.push(move)
-                bar.update(done + raw.tell(), f"{counts['games']} games, {len(samples)} positions")
-        done += os.path.getsize(path)
-    bar.update(done, f"{counts['games']} games, {len(samples)} positions")
-    bar.close()
-    return samples
 
 
 # --- fitting -------------------------------------------------------------------

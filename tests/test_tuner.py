@@ -1,4 +1,5 @@
-"""The Texel tuner (eval/tuner.py): features, quiet-position filter, fit and CLI."""
+"""The Texel tuner: quiet-position filter (eval/tuning_data.py), features
+(eval/tuning_features.py), fit and CLI (eval/tuner.py)."""
 from __future__ import annotations
 
 import importlib.util
@@ -13,15 +14,8 @@ import pytest
 from hypothesis import given, settings
 
 from eval import weights as W
-from eval.tuner import (
-    LAYOUT,
-    Progress,
-    features,
-    is_quiet,
-    quiet_positions,
-    tempo_offset,
-    white_view,
-)
+from eval.tuning_data import Progress, is_quiet, quiet_positions
+from eval.tuning_features import LAYOUT, features, tempo_offset, white_view
 from tests.strategies import boards
 
 try:
@@ -149,6 +143,20 @@ def test_progress_bar_draws_on_its_stream() -> None:
     assert silent.getvalue() == ""
 
 
+def test_tuner_still_exports_the_names_of_its_helper_modules() -> None:
+    """What moved to eval/tuning_data.py and eval/tuning_features.py stays importable from eval.tuner."""
+    import eval.tuner as tuner
+    import eval.tuning_data as data
+    import eval.tuning_features as feats
+
+    moved = [name for name in tuner.__all__ if hasattr(data, name) or hasattr(feats, name)]
+    assert {"quiet_positions", "Sample", "Progress", "LAYOUT", "features", "feature_matrix"} <= set(moved)
+    for name in tuner.__all__:
+        assert hasattr(tuner, name), name
+    for name in moved:
+        assert getattr(tuner, name) is getattr(data if hasattr(data, name) else feats, name), name
+
+
 def _random_boards(count: int, seed: int) -> list[chess.Board]:
     rng = random.Random(seed)
     result = []
@@ -166,7 +174,7 @@ def _random_boards(count: int, seed: int) -> list[chess.Board]:
 
 @needs_numpy
 def test_feature_matrix_matches_the_per_board_features() -> None:
-    from eval.tuner import feature_matrix
+    from eval.tuning_features import feature_matrix
 
     sample = _random_boards(40, seed=3)
     matrix, offsets = feature_matrix(sample)
@@ -179,7 +187,8 @@ def test_feature_matrix_matches_the_per_board_features() -> None:
 
 @needs_numpy
 def test_fit_moves_the_weights_toward_the_ones_that_made_the_labels() -> None:
-    from eval.tuner import Problem, feature_matrix, fit_k, fit_weights, sigmoid
+    from eval.tuner import Problem, fit_k, fit_weights, sigmoid
+    from eval.tuning_features import feature_matrix
 
     sample = _random_boards(600, seed=7)
     matrix, offsets = feature_matrix(sample)

@@ -1,0 +1,183 @@
+"""Texel tuning data: labelled quiet positions read from played games.
+
+`quiet_positions` reads PGN files (plain or gzipped) and keeps the positions
+of finished games that are quiet: past the first `SKIP_PLIES` plies, side to
+move not in check, the move played neither a capture nor a promotion, and
+(optionally) quiescence search moving the static evaluation by at most
+`QSEARCH_MARGIN` centipawns.  Each one becomes a `Sample` labelled with the
+game's result for White and, when the PGN has one, the `[%eval]` of the move
+played.  `Progress` is the progress bar every stage of the tuner draws.
+
+Used by eval/tuner.py (docs/tuning.md); needs only python-chess and the engine.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import BinaryIO, Iterable, TextIO
+
+import chess
+import chess.pgn
+
+RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+#: The first plies of a self-play game are close to the book opening.
+SKIP_PLIES = 8
+#: Positions whose quiescence score moves this far from the static one are not quiet.
+QSEARCH_MARGIN = 50
+#: Quiescence search is given up (and the position dropped) past this many nodes.
+QSEARCH_NODE_LIMIT = 2000
+#: Centipawn stand-in for a mate score in a `[%eval]` comment.
+MATE_CP = 10_000
+
+
+# --- progress bar ----------------------------------------------------------
+
+class Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    def __init__(self, label: str, total: float, enabled: bool = True, stream: TextIO | None = None) -> None:
+        self.label = label
+        self.total = max(total, 1)
+        self.enabled = enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self.start = self.last = time.monotonic()
+        self.done = 0.0
+        self.note = ""
+
+    def update(self, done: float, note: str = "", force: bool = False) -> None:
+        self.done, self.note = done, note
+        now = time.monotonic()
+        if self.enabled and (force or now - self.last >= 0.1):
+            self.last = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        fraction = min(self.done / self.total, 1.0)
+        filled = int(30 * fraction)
+        bar = "#" * filled + "-" * (30 - filled)
+        self.stream.write(f"\r{self.label} [{bar}] {100 * fraction:5.1f}% {now - self.start:6.1f}s {self.note}\x1b[K")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self._draw(time.monotonic())
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+
+# --- positions -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Sample:
+    fen: str
+    #: The game's result for White: 1, 0.5 or 0.
+    result: float
+    #: Ordinal of the game in the input, for splitting by game.
+    game: int
+    #: The `[%eval]` of the move played from here (the engine's search score of
+    #: this position, White's view, cp; mates as +-MATE_CP), if the PGN has one.
+    search: int | None = None
+
+
+class QuiescenceGap:
+    """|quiescence score - static evaluation| with the engine's own search."""
+
+    def __init__(self, node_limit: int = QSEARCH_NODE_LIMIT) -> None:
+        from search.tt import TranspositionTable
+
+        self.node_limit = node_limit
+        self.tt = TranspositionTable(1)
+
+    def __call__(self, board: chess.Board) -> int | None:
+        """The gap in centipawns, or None when the search ran over its node limit."""
+        from search.alphabeta import INFINITY, AlphaBeta, SearchAborted
+        from search.position import Position
+
+        pos = Position(board.copy(stack=False))
+        search = AlphaBeta(pos, self.tt, should_stop=lambda nodes: nodes > self.node_limit)
+        try:
+            score = search.quiescence(-INFINITY, INFINITY, 0)
+        except SearchAborted:
+            return None
+        return abs(score - pos.evaluate())
+
+
+def _text(raw: BinaryIO, path: str) -> TextIO:
+    """A text view of a PGN file, gunzipped when its name ends in .gz."""
+    stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if path.endswith(".gz") else raw  # type: ignore[assignment]
+    return io.TextIOWrapper(stream, encoding="utf-8", errors="replace")
+
+
+def is_quiet(board: chess.Board, move: chess.Move) -> bool:
+    """Not in check, and the move played from here is neither a capture nor a promotion."""
+    return not board.is_check() and not board.is_capture(move) and move.promotion is None
+
+
+def quiet_positions(
+    paths: Iterable[str],
+    skip_plies: int = SKIP_PLIES,
+    qsearch_margin: int | None = None,
+    max_positions: int | None = None,
+    progress: bool = False,
+    stats: dict[str, int] | None = None,
+) -> list[Sample]:
+    """Labelled quiet positions of the finished games in PGN files, deduplicated by FEN.
+
+    A position is kept when at least `skip_plies` plies of the game were
+    played before it, the side to move is not in check, the move played from
+    it is not a capture or a promotion, and (when `qsearch_margin` is given)
+    quiescence search changes its static evaluation by at most that many
+    centipawns.  The first occurrence of a position wins; the label is the
+    game's result for White.
+    """
+    paths = list(paths)
+    total = sum(os.path.getsize(path) for path in paths)
+    gap = QuiescenceGap() if qsearch_margin is not None else None
+    seen: set[str] = set()
+    samples: list[Sample] = []
+    counts = stats if stats is not None else {}
+    for key in ("games", "plies", "noisy", "duplicate", "qsearch"):
+        counts.setdefault(key, 0)
+    bar = Progress("positions ", total, enabled=progress)
+    done = 0
+    for path in paths:
+        with open(path, "rb") as raw, _text(raw, path) as handle:
+            while max_positions is None or len(samples) < max_positions:
+                game = chess.pgn.read_game(handle)
+                if game is None:
+                    break
+                result = RESULTS.get(game.headers.get("Result", "*"))
+                if result is None:
+                    continue
+                number = counts["games"]
+                counts["games"] += 1
+                board = game.board()
+                for ply, node in enumerate(game.mainline()):
+                    move = node.move
+                    if ply >= skip_plies and (max_positions is None or len(samples) < max_positions):
+                        counts["plies"] += 1
+                        if not is_quiet(board, move):
+                            counts["noisy"] += 1
+                        else:
+                            fen = board.fen(en_passant="legal")
+                            key = fen.rsplit(" ", 2)[0]  # without the move counters
+                            if key in seen:
+                                counts["duplicate"] += 1
+                            elif gap is not None and ((g := gap(board)) is None or g > qsearch_margin):
+                                counts["qsearch"] += 1
+                            else:
+                                seen.add(key)
+                                score = node.eval()
+                                search = score.white().score(mate_score=MATE_CP) if score is not None else None
+                                samples.append(Sample(fen, result, number, search))
+                    board.push(move)
+                bar.update(done + raw.tell(), f"{counts['games']} games, {len(samples)} positions")
+        done += os.path.getsize(path)
+    bar.update(done, f"{counts['games']} games, {len(samples)} positions")
+    bar.close()
+    return samples
