@@ -14,7 +14,7 @@ import chess
 
 from search.features import Features
 from search.ordering import MoveOrderer
-from search.position import MATE, Position
+from search.position import MATE, MATE_BOUND, Position
 from search.tablebase import Tablebases
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt
 
@@ -26,6 +26,14 @@ DELTA_MARGIN = 200
 _DELTA_VALUE = [0, 100, 320, 330, 500, 950, 0]
 #: How many nodes pass between two looks at the clock and the stop flag.
 CHECK_EVERY = 64
+#: Null-move pruning: least depth to try it; the null-move search is
+#: NULL_MOVE_REDUCTION + depth // 6 plies shallower.
+NULL_MOVE_MIN_DEPTH = 3
+NULL_MOVE_REDUCTION = 2
+#: Reverse futility pruning: at depth <= RFP_MAX_DEPTH a static evaluation
+#: this many centipawns per ply above beta is trusted to hold.
+RFP_MAX_DEPTH = 3
+RFP_MARGIN = 90
 
 
 class SearchAborted(Exception):
@@ -110,6 +118,11 @@ class AlphaBeta:
                     if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                         return score
 
+        if features.null_move and not pv_node and not in_check and ply > 0:
+            score = self._prune_by_static_eval(depth, beta, ply)
+            if score is not None:
+                return score
+
         moves = pos.legal_moves()
         if not moves:
             return pos.no_moves_score(ply)
@@ -160,6 +173,31 @@ class AlphaBeta:
             return None
         assert self.tablebases is not None
         return self.tablebases.probe_score(board, ply)
+
+    def _prune_by_static_eval(self, depth: int, beta: int, ply: int) -> int | None:
+        """A fail-high score without searching the moves, or None.
+
+        Reverse futility: near the horizon, a static evaluation far above
+        beta will not be pulled down in the few plies left.  Null move:
+        if passing and searching shallower still fails high, a real move
+        (almost always better than passing) would too.  Neither is tried
+        with only king and pawns, where passing may be the best move
+        (zugzwang), nor twice in a row, nor near mate scores.
+        """
+        pos = self.pos
+        board = pos.board
+        if not board.occupied_co[board.turn] & ~(board.pawns | board.kings) or abs(beta) >= MATE_BOUND:
+            return None
+        static = pos.evaluate()
+        if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta:
+            return static
+        if depth >= NULL_MOVE_MIN_DEPTH and static >= beta and board.move_stack and board.move_stack[-1]:
+            pos.push_null()
+            score = -self.alphabeta(depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta, -beta + 1, ply + 1)
+            pos.pop()
+            if score >= beta:
+                return beta if score >= MATE_BOUND else score
+        return None
 
     def quiescence(self, alpha: int, beta: int, ply: int) -> int:
         """Resolve captures (and evasions when in check) until the position is quiet.
