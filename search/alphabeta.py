@@ -34,6 +34,11 @@ NULL_MOVE_REDUCTION = 2
 #: this many centipawns per ply above beta is trusted to hold.
 RFP_MAX_DEPTH = 3
 RFP_MARGIN = 90
+#: Late move reductions: least depth, first move index reduced by one ply,
+#: and index from which quiet moves are reduced by two.
+LMR_MIN_DEPTH = 3
+LMR_FIRST_MOVE = 3
+LMR_DEEPER_MOVE = 8
 
 
 class SearchAborted(Exception):
@@ -133,12 +138,22 @@ class AlphaBeta:
         best_score = -INFINITY
         best_move = None
         pvs = features.pvs
+        board = pos.board
+        reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
         for index, move in enumerate(moves):
+            quiet = (reduce_late and index >= LMR_FIRST_MOVE and not move.promotion
+                     and not board.is_capture(move))
             pos.push(move)
             if index == 0 or not pvs:
                 score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
             else:
-                score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)
+                reduction = 0
+                if quiet and not board.is_check():
+                    # Late quiet moves rarely matter: look shallower first.
+                    reduction = 1 if index < LMR_DEEPER_MOVE else 2
+                score = -self.alphabeta(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
+                if reduction and score > alpha:
+                    score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)
                 if alpha < score < beta:
                     score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
             pos.pop()
