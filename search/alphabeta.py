@@ -8,7 +8,7 @@ mates are `MATE - plies` so that shorter mates score higher.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterator
 
 import chess
 
@@ -16,7 +16,7 @@ from search.features import Features
 from search.ordering import MoveOrderer
 from search.position import MATE, MATE_BOUND, Position
 from search.tablebase import Tablebases
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt
+from search.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, score_from_tt
 
 INFINITY = MATE + 1
 MAX_PLY = 100
@@ -128,19 +128,15 @@ class AlphaBeta:
             if score is not None:
                 return score
 
-        moves = pos.legal_moves()
-        if not moves:
-            return pos.no_moves_score(ply)
-        if features.ordering:
-            moves = self.orderer.order(pos.board, moves, hash_move, ply)
-
         original_alpha = alpha
         best_score = -INFINITY
         best_move = None
         pvs = features.pvs
         board = pos.board
         reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
-        for index, move in enumerate(moves):
+        index = -1
+        for move in self._staged_moves(hash_move if features.ordering else 0, ply):
+            index += 1
             quiet = (reduce_late and index >= LMR_FIRST_MOVE and not move.promotion
                      and not board.is_capture(move))
             pos.push(move)
@@ -168,6 +164,8 @@ class AlphaBeta:
                             self.orderer.record_cutoff(pos.board, move, ply, depth)
                         break
 
+        if index < 0:
+            return pos.no_moves_score(ply)
         if features.transposition:
             if best_score >= beta:
                 self.tt.store(key, depth, LOWER, best_score, best_move, ply)
@@ -176,6 +174,32 @@ class AlphaBeta:
             else:
                 self.tt.store(key, depth, UPPER, best_score, None, ply)
         return best_score
+
+    def _staged_moves(self, hash_move: int, ply: int) -> Iterator[chess.Move]:
+        """The moves of the current position, best first, generated lazily.
+
+        The hash move (a move code, 0 for none) comes first and, when it is
+        legal here, is tried before any other move is generated: it often
+        refutes the position on its own, and then generating and ordering
+        the rest (most of a node's cost in Python) is skipped.  The order is
+        exactly `MoveOrderer.order`'s, so the tree is the same as with
+        eager generation.
+        """
+        pos = self.pos
+        board = pos.board
+        if hash_move:
+            candidate = decode_move(hash_move)
+            if candidate is not None and board.is_legal(candidate):
+                yield candidate
+            else:
+                hash_move = 0  # a stale or colliding entry
+        moves = pos.legal_moves()
+        if self.features.ordering:
+            moves = self.orderer.order(board, moves, hash_move, ply)
+        if hash_move:
+            # `order` put the hash move first; it has been searched already.
+            moves = moves[1:]
+        yield from moves
 
     def _probe_tablebases(self, ply: int) -> int | None:
         """The tables' verdict on a position just after a capture or pawn move, if they hold it.
