@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import chess
 
+from eval.pawns import king_proximity, structure
 from eval.weights import (
     BISHOP_PAIR_EG,
     BISHOP_PAIR_MG,
@@ -75,7 +76,13 @@ def finish(board: chess.Board, mg: int, eg: int, phase: int) -> int:
     two can never drift apart in anything but the packed sums themselves.
     """
     pair_mg, pair_eg = bishop_pair(board)
-    score = taper(mg + pair_mg, eg + pair_eg, phase)
+    pawns = board.pawns
+    white = board.occupied_co[chess.WHITE]
+    pawn_mg, pawn_eg, white_passed, black_passed = structure(pawns & white, pawns & ~white)
+    eg += pawn_eg
+    if white_passed or black_passed:
+        eg += king_proximity(board, white_passed, black_passed)
+    score = taper(mg + pair_mg + pawn_mg, eg + pair_eg, phase)
     return (score if board.turn == chess.WHITE else -score) + TEMPO
 
 
@@ -97,7 +104,15 @@ def evaluate_terms(board: chess.Board) -> dict[str, tuple[int, int]]:
         "material": (material_mg, material_eg),
         "placement": (packed.mg - material_mg, packed.eg - material_eg),
         "bishop pair": bishop_pair(board),
+        "pawns": pawn_terms(board),
     }
+
+
+def pawn_terms(board: chess.Board) -> tuple[int, int]:
+    """(mg, eg) of pawn structure and king proximity to passed pawns, White's view."""
+    white = board.occupied_co[chess.WHITE]
+    mg, eg, white_passed, black_passed = structure(board.pawns & white, board.pawns & ~white)
+    return mg, eg + king_proximity(board, white_passed, black_passed)
 
 
 def describe(board: chess.Board) -> str:

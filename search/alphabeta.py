@@ -8,15 +8,15 @@ mates are `MATE - plies` so that shorter mates score higher.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterator
 
 import chess
 
 from search.features import Features
 from search.ordering import MoveOrderer
-from search.position import MATE, Position
+from search.position import MATE, MATE_BOUND, Position
 from search.tablebase import Tablebases
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt
+from search.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, score_from_tt
 
 INFINITY = MATE + 1
 MAX_PLY = 100
@@ -26,6 +26,19 @@ DELTA_MARGIN = 200
 _DELTA_VALUE = [0, 100, 320, 330, 500, 950, 0]
 #: How many nodes pass between two looks at the clock and the stop flag.
 CHECK_EVERY = 64
+#: Null-move pruning: least depth to try it; the null-move search is
+#: NULL_MOVE_REDUCTION + depth // 6 plies shallower.
+NULL_MOVE_MIN_DEPTH = 3
+NULL_MOVE_REDUCTION = 2
+#: Reverse futility pruning: at depth <= RFP_MAX_DEPTH a static evaluation
+#: this many centipawns per ply above beta is trusted to hold.
+RFP_MAX_DEPTH = 3
+RFP_MARGIN = 90
+#: Late move reductions: least depth, first move index reduced by one ply,
+#: and index from which quiet moves are reduced by two.
+LMR_MIN_DEPTH = 3
+LMR_FIRST_MOVE = 3
+LMR_DEEPER_MOVE = 8
 
 
 class SearchAborted(Exception):
@@ -110,22 +123,33 @@ class AlphaBeta:
                     if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                         return score
 
-        moves = pos.legal_moves()
-        if not moves:
-            return pos.no_moves_score(ply)
-        if features.ordering:
-            moves = self.orderer.order(pos.board, moves, hash_move, ply)
+        if features.null_move and not pv_node and not in_check and ply > 0:
+            score = self._prune_by_static_eval(depth, beta, ply)
+            if score is not None:
+                return score
 
         original_alpha = alpha
         best_score = -INFINITY
         best_move = None
         pvs = features.pvs
-        for index, move in enumerate(moves):
+        board = pos.board
+        reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
+        index = -1
+        for move in self._staged_moves(hash_move if features.ordering else 0, ply):
+            index += 1
+            quiet = (reduce_late and index >= LMR_FIRST_MOVE and not move.promotion
+                     and not board.is_capture(move))
             pos.push(move)
             if index == 0 or not pvs:
                 score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
             else:
-                score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)
+                reduction = 0
+                if quiet and not board.is_check():
+                    # Late quiet moves rarely matter: look shallower first.
+                    reduction = 1 if index < LMR_DEEPER_MOVE else 2
+                score = -self.alphabeta(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
+                if reduction and score > alpha:
+                    score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)
                 if alpha < score < beta:
                     score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
             pos.pop()
@@ -140,6 +164,8 @@ class AlphaBeta:
                             self.orderer.record_cutoff(pos.board, move, ply, depth)
                         break
 
+        if index < 0:
+            return pos.no_moves_score(ply)
         if features.transposition:
             if best_score >= beta:
                 self.tt.store(key, depth, LOWER, best_score, best_move, ply)
@@ -148,6 +174,32 @@ class AlphaBeta:
             else:
                 self.tt.store(key, depth, UPPER, best_score, None, ply)
         return best_score
+
+    def _staged_moves(self, hash_move: int, ply: int) -> Iterator[chess.Move]:
+        """The moves of the current position, best first, generated lazily.
+
+        The hash move (a move code, 0 for none) comes first and, when it is
+        legal here, is tried before any other move is generated: it often
+        refutes the position on its own, and then generating and ordering
+        the rest (most of a node's cost in Python) is skipped.  The order is
+        exactly `MoveOrderer.order`'s, so the tree is the same as with
+        eager generation.
+        """
+        pos = self.pos
+        board = pos.board
+        if hash_move:
+            candidate = decode_move(hash_move)
+            if candidate is not None and board.is_legal(candidate):
+                yield candidate
+            else:
+                hash_move = 0  # a stale or colliding entry
+        moves = pos.legal_moves()
+        if self.features.ordering:
+            moves = self.orderer.order(board, moves, hash_move, ply)
+        if hash_move:
+            # `order` put the hash move first; it has been searched already.
+            moves = moves[1:]
+        yield from moves
 
     def _probe_tablebases(self, ply: int) -> int | None:
         """The tables' verdict on a position just after a capture or pawn move, if they hold it.
@@ -160,6 +212,31 @@ class AlphaBeta:
             return None
         assert self.tablebases is not None
         return self.tablebases.probe_score(board, ply)
+
+    def _prune_by_static_eval(self, depth: int, beta: int, ply: int) -> int | None:
+        """A fail-high score without searching the moves, or None.
+
+        Reverse futility: near the horizon, a static evaluation far above
+        beta will not be pulled down in the few plies left.  Null move:
+        if passing and searching shallower still fails high, a real move
+        (almost always better than passing) would too.  Neither is tried
+        with only king and pawns, where passing may be the best move
+        (zugzwang), nor twice in a row, nor near mate scores.
+        """
+        pos = self.pos
+        board = pos.board
+        if not board.occupied_co[board.turn] & ~(board.pawns | board.kings) or abs(beta) >= MATE_BOUND:
+            return None
+        static = pos.evaluate()
+        if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta:
+            return static
+        if depth >= NULL_MOVE_MIN_DEPTH and static >= beta and board.move_stack and board.move_stack[-1]:
+            pos.push_null()
+            score = -self.alphabeta(depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta, -beta + 1, ply + 1)
+            pos.pop()
+            if score >= beta:
+                return beta if score >= MATE_BOUND else score
+        return None
 
     def quiescence(self, alpha: int, beta: int, ply: int) -> int:
         """Resolve captures (and evasions when in check) until the position is quiet.

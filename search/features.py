@@ -27,11 +27,19 @@ class Features:
     aspiration: bool = True
     #: Probe and store the transposition table (cutoffs and the hash move).
     transposition: bool = True
+    #: Null-move pruning and reverse futility pruning: cut nodes whose
+    #: static evaluation (or a reduced search after passing) is already
+    #: above beta.  Selective: changes the minimax value.
+    null_move: bool = True
+    #: Late move reductions: quiet moves late in the ordering are searched
+    #: shallower first, and again at full depth only if they beat alpha.
+    late_move_reductions: bool = True
 
     @classmethod
     def exact(cls) -> "Features":
         """Only the speed-ups that never change the minimax value."""
-        return cls(quiescence=False, delta_pruning=False, check_extension=False)
+        return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
+                   late_move_reductions=False)
 
     @classmethod
     def plain(cls) -> "Features":

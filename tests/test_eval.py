@@ -36,5 +36,5 @@ def test_material_advantage_is_positive_for_its_owner() -> None:
 def test_terms_add_up_to_the_packed_score() -> None:
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     terms = evaluate_terms(board)
-    assert set(terms) == {"material", "placement", "bishop pair"}
+    assert set(terms) == {"material", "placement", "bishop pair", "pawns"}
     assert terms["material"] == (0, 0)
