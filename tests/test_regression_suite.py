@@ -21,9 +21,9 @@ from search.timeman import Limits
 DATA = Path(__file__).resolve().parent / "data"
 WAC_NODES = 20_000
 #: Solved at WAC_NODES when the level was recorded (see docs/strength.md).
-WAC_SOLVED = 48
+WAC_SOLVED = 50
 MATE3_NODES = 60_000
-MATE3_SOLVED = 12
+MATE3_SOLVED = 10
 
 
 def solves(board: chess.Board, nodes: int, good: set[chess.Move], bad: set[chess.Move]) -> bool:
