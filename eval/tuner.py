@@ -73,6 +73,7 @@ from eval.tuning_features import (
     phase_of,
     sparse_terms,
     tempo_offset,
+    untuned_offset,
     white_view,
 )
 
@@ -86,7 +87,7 @@ __all__ = [
     "Progress", "QuiescenceGap", "Sample", "is_quiet", "quiet_positions",
     # eval/tuning_features.py
     "LAYOUT", "PIECE_NAMES", "STAGES", "Layout", "feature_matrix", "features", "phase_of", "sparse_terms",
-    "tempo_offset", "white_view",
+    "tempo_offset", "untuned_offset", "white_view",
     # this module
     "L2_GRID", "Problem", "cross_validate", "file_provenance", "fit_k", "fit_weights", "main",
     "mean_squared_error", "parse_args", "run", "sigmoid", "split_by_game", "weights_module",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Sequence
 import chess
 
 from eval import weights as W
-from eval.evaluate import evaluate
+from eval.evaluate import evaluate, pawn_terms
 from eval.tuning_data import Progress
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -153,6 +153,17 @@ def tempo_offset(board: chess.Board) -> int:
     return W.TEMPO if board.turn == chess.WHITE else -W.TEMPO
 
 
+def untuned_offset(board: chess.Board) -> float:
+    """White-view terms the tuner holds fixed: tempo and pawn structure (tapered).
+
+    Pawn structure (`eval.pawns`) has its own hand-set weights; it enters the
+    evaluation inside the same taper, so its share is linear in the phase.
+    """
+    pawn_mg, pawn_eg = pawn_terms(board)
+    phase = phase_of(board)
+    return tempo_offset(board) + (pawn_mg * phase + pawn_eg * (W.PHASE_TOTAL - phase)) / W.PHASE_TOTAL
+
+
 def white_view(board: chess.Board) -> int:
     """`evaluate()` from White's point of view, tempo included."""
     score = evaluate(board)
@@ -160,7 +171,7 @@ def white_view(board: chess.Board) -> int:
 
 
 def feature_matrix(boards: Sequence[chess.Board], progress: bool = False) -> tuple["scipy.sparse.csr_matrix", "np.ndarray"]:
-    """Sparse (positions x weights) coefficient matrix and the tempo offsets."""
+    """Sparse (positions x weights) coefficient matrix and the untuned offsets (tempo, pawns)."""
     import numpy as np
     import scipy.sparse
 
@@ -178,7 +189,7 @@ def feature_matrix(boards: Sequence[chess.Board], progress: bool = False) -> tup
         signs.extend(g)
         stages.extend(t)
         phases[number] = phase
-        offsets[number] = tempo_offset(board)
+        offsets[number] = untuned_offset(board)
         if number % 256 == 0:
             bar.update(number, f"{number} positions")
     bar.update(len(boards), f"{len(boards)} positions")

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 
 from eval import weights as W
 from eval.tuning_data import Progress, is_quiet, quiet_positions
-from eval.tuning_features import LAYOUT, features, tempo_offset, white_view
+from eval.tuning_features import LAYOUT, features, untuned_offset, white_view
 from tests.strategies import boards
 
 try:
@@ -35,7 +35,7 @@ def _dot(row: dict[int, float], vector: list[float]) -> float:
 @settings(max_examples=150, deadline=None)
 @given(board=boards(max_plies=120))
 def test_features_times_weights_is_the_white_view_evaluation(board: chess.Board) -> None:
-    expected = white_view(board) - tempo_offset(board)
+    expected = white_view(board) - untuned_offset(board)
     assert abs(_dot(features(board), START) - expected) < 1.0
 
 
@@ -47,7 +47,7 @@ def test_features_times_weights_is_the_white_view_evaluation(board: chess.Board)
 ])
 def test_features_on_corner_cases(fen: str) -> None:
     board = chess.Board(fen)
-    assert abs(_dot(features(board), START) - (white_view(board) - tempo_offset(board))) < 1.0
+    assert abs(_dot(features(board), START) - (white_view(board) - untuned_offset(board))) < 1.0
 
 
 def test_layout_has_no_slot_for_fixed_weights_and_round_trips() -> None:
@@ -181,7 +181,7 @@ def test_feature_matrix_matches_the_per_board_features() -> None:
     start = np.array(START)
     for row, board in enumerate(sample):
         assert matrix[row].toarray()[0] @ start == pytest.approx(_dot(features(board), START))
-        assert offsets[row] == tempo_offset(board)
+        assert offsets[row] == pytest.approx(untuned_offset(board))
         assert abs(matrix[row] @ start + offsets[row] - white_view(board))[0] < 1.0
 
 
