@@ -219,9 +219,9 @@ def test_epd_reports_solved_count_and_failures(tmp_path: Path, capsys: pytest.Ca
         "this is not an EPD line",
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"no bm\";",
     ])
-    status, out, err = run_main(["epd", str(suite), "--depth", "4"], capsys)
+    status, out, err = run_main(["epd", str(suite), "--depth", "5"], capsys)
     assert status == 0
-    assert "4 positions, depth 4 each" in out
+    assert "4 positions, depth 5 each" in out
     failures = [text for text in out.splitlines() if text.startswith("FAIL")]
     assert len(failures) == 1 and failures[0].startswith("FAIL unlikely: played ")
     assert "wanted bm a3" in failures[0]

@@ -18,7 +18,6 @@ both processes are killed if a test fails.
 from __future__ import annotations
 
 import os
-import queue
 import random
 import re
 import shlex
@@ -26,7 +25,6 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Callable
 
 import chess
 import pytest
@@ -111,6 +109,8 @@ def is_alive(pid: int) -> bool:
 class XboardSession(RawEngine):
     """PolyGlot over pipes, driven as xboard would drive it."""
 
+    name = "polyglot"
+
     def __init__(self, polyglot: str, ini: Path, log_file: Path, cwd: Path, env: dict[str, str],
                  stderr_path: Path) -> None:
         super().__init__([polyglot, str(ini)], cwd, env, stderr_path)
@@ -123,28 +123,9 @@ class XboardSession(RawEngine):
             log = "\n".join(self.log_file.read_text(errors="replace").splitlines()[-60:])
         return super().context() + f"\n--- polyglot log (tail) ---\n{log}"
 
-    def expect_where(self, accept: Callable[[str], bool], what: str,
-                     timeout: float = READ_GUARD) -> tuple[str, list[str]]:
-        """The first line `accept`s, and the lines before it; fails on a CECP error."""
-        seen: list[str] = []
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                pytest.fail(f"timed out after {timeout}s waiting for {what}\n{self.context()}")
-            try:
-                line = self.lines.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if line is None:
-                pytest.fail(f"polyglot closed stdout while waiting for {what} "
-                            f"(exit code {self.proc.poll()})\n{self.context()}")
-            self.transcript.append(f"<< {line}")
-            if line.startswith(("Error", "Illegal move", "tellusererror", "telluser")):
-                pytest.fail(f"polyglot reported {line!r} while waiting for {what}\n{self.context()}")
-            if accept(line):
-                return line, seen
-            seen.append(line)
+    def check_line(self, line: str, what: str) -> None:
+        if line.startswith(("Error", "Illegal move", "tellusererror", "telluser")):
+            pytest.fail(f"polyglot reported {line!r} while waiting for {what}\n{self.context()}")
 
     def handshake(self) -> list[str]:
         """`xboard` + `protover 2`; returns the feature lines up to `done=1`."""

@@ -6,14 +6,14 @@ test instead of hanging it.  Shared by the client tests and the executable test.
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
+import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
-
-import os
-import signal
+from typing import Callable
 
 import chess
 import chess.engine
@@ -28,6 +28,9 @@ TEST_GUARD = 90.0
 
 class RawEngine:
     """The engine over plain pipes; a reader thread feeds stdout lines into a queue."""
+
+    #: What the process is called in failure messages.
+    name = "engine"
 
     def __init__(self, cmd: list[str], cwd: Path, env: dict[str, str], stderr_path: Path) -> None:
         self._stderr_path = stderr_path
@@ -59,23 +62,32 @@ class RawEngine:
 
     def expect(self, prefix: str, timeout: float = READ_GUARD) -> tuple[str, list[str]]:
         """The first line equal to / starting with `prefix` and the lines before it."""
+        return self.expect_where(lambda line: line == prefix or line.startswith(prefix + " "), repr(prefix), timeout)
+
+    def expect_where(self, accept: Callable[[str], bool], what: str,
+                     timeout: float = READ_GUARD) -> tuple[str, list[str]]:
+        """The first line `accept`s and the lines before it; fails on timeout or EOF."""
         seen: list[str] = []
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                pytest.fail(f"timed out after {timeout}s waiting for {prefix!r}\n{self.context()}")
+                pytest.fail(f"timed out after {timeout}s waiting for {what}\n{self.context()}")
             try:
                 line = self.lines.get(timeout=remaining)
             except queue.Empty:
                 continue
             if line is None:
-                pytest.fail(f"engine closed stdout while waiting for {prefix!r} "
+                pytest.fail(f"{self.name} closed stdout while waiting for {what} "
                             f"(exit code {self.proc.poll()})\n{self.context()}")
             self.transcript.append(f"<< {line}")
-            if line == prefix or line.startswith(prefix + " "):
+            self.check_line(line, what)
+            if accept(line):
                 return line, seen
             seen.append(line)
+
+    def check_line(self, line: str, what: str) -> None:
+        """Hook for subclasses: fail at once on a line that reports an error."""
 
     def sync(self) -> list[str]:
         """isready round trip; returns every line that came before readyok."""
