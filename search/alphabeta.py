@@ -14,9 +14,9 @@ import chess
 
 from search.features import Features
 from search.ordering import MoveOrderer
-from search.position import MATE, MATE_BOUND, Position
-from search.tablebase import Tablebases
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, score_from_tt
+from search.position import MATE, Position
+from search.tablebase import TB_WIN_BOUND, Tablebases
+from search.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, encode_move, score_from_tt
 
 INFINITY = MATE + 1
 MAX_PLY = 100
@@ -182,8 +182,8 @@ class AlphaBeta:
         legal here, is tried before any other move is generated: it often
         refutes the position on its own, and then generating and ordering
         the rest (most of a node's cost in Python) is skipped.  The order is
-        exactly `MoveOrderer.order`'s, so the tree is the same as with
-        eager generation.
+        `MoveOrderer.order`'s, except that the history table has learnt from
+        the hash move's subtree by the time the rest is ordered.
         """
         pos = self.pos
         board = pos.board
@@ -196,7 +196,7 @@ class AlphaBeta:
         moves = pos.legal_moves()
         if self.features.ordering:
             moves = self.orderer.order(board, moves, hash_move, ply)
-        if hash_move:
+        if hash_move and moves and encode_move(moves[0]) == hash_move:
             # `order` put the hash move first; it has been searched already.
             moves = moves[1:]
         yield from moves
@@ -225,7 +225,7 @@ class AlphaBeta:
         """
         pos = self.pos
         board = pos.board
-        if not board.occupied_co[board.turn] & ~(board.pawns | board.kings) or abs(beta) >= MATE_BOUND:
+        if not board.occupied_co[board.turn] & ~(board.pawns | board.kings) or abs(beta) >= TB_WIN_BOUND:
             return None
         static = pos.evaluate()
         if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta:
@@ -235,7 +235,7 @@ class AlphaBeta:
             score = -self.alphabeta(depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta, -beta + 1, ply + 1)
             pos.pop()
             if score >= beta:
-                return beta if score >= MATE_BOUND else score
+                return beta if score >= TB_WIN_BOUND else score
         return None
 
     def quiescence(self, alpha: int, beta: int, ply: int) -> int:

@@ -165,10 +165,12 @@ class Searcher:
                 deadlines.activate(now)
             return now
 
+        finished_depths = [0]
+
         def should_stop(nodes: int) -> bool:
             if stop.is_set():
                 return True
-            if max_nodes is not None and nodes >= max_nodes:
+            if max_nodes is not None and nodes >= max_nodes and finished_depths[0] >= limits.min_depth:
                 return True
             return deadlines.hard_passed(clock_now())
 
@@ -226,6 +228,7 @@ class Searcher:
                     best_move = completed.pv[0]
                 break
             completed = lines[0]
+            finished_depths[0] = depth
             best_move = completed.pv[0]
             root_moves.remove(best_move)
             root_moves.insert(0, best_move)
@@ -233,7 +236,9 @@ class Searcher:
                 break
 
         pv = completed.pv if completed else ([best_move] if best_move else [])
-        final_lines = lines if lines and completed is lines[0] else ([completed] if completed else [])
+        # MultiPV: the lines of the last depth finished in full (a stop
+        # usually lands inside a depth; its partial best line stays `pv`).
+        final_lines = lines if line_count > 1 and lines else ([completed] if completed else [])
         return SearchResult(
             best_move=best_move,
             ponder_move=pv[1] if len(pv) > 1 and pv[0] == best_move else None,

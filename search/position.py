@@ -194,11 +194,14 @@ class Position:
                 phase -= PHASE_WEIGHT[captured]
 
         rights = board.castling_rights
-        chess960_rights = _POLYGLOT.hash_castling(board) if rights and board.chess960 else 0
+        chess960_rights = 0
+        if rights and board.chess960 and (piece == chess.KING or rights & chess.BB_SQUARES[frm]
+                                          or rights & chess.BB_SQUARES[to]):
+            chess960_rights = _POLYGLOT.hash_castling(board)  # this move may change the rights
         key ^= _ep_key(board)
         board.push(move)
         if board.castling_rights != rights:
-            if board.chess960:
+            if board.chess960:  # (only moves touching a king or castling rook get here)
                 key ^= chess960_rights ^ _POLYGLOT.hash_castling(board)
             else:
                 key ^= castling_key(rights) ^ castling_key(board.castling_rights)

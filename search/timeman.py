@@ -39,6 +39,9 @@ class Limits:
     ponder: bool = False
     #: Restrict the root to these moves (UCI notation), if given.
     searchmoves: list[str] | None = None
+    #: Depths finished whatever `nodes` says (the strength limit needs its
+    #: candidate lines from at least one complete depth); the clock still rules.
+    min_depth: int = 0
 
     def clock(self, color: chess.Color) -> tuple[int | None, int]:
         """(time left, increment) of `color`."""

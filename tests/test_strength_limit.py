@@ -52,8 +52,9 @@ def test_limited_engine_keeps_to_its_node_budget(engine) -> None:
     board = chess.Board(MIDDLEGAME)
     result = engine.play(board, chess.engine.Limit(time=5), info=chess.engine.INFO_ALL)
     assert result.move in board.legal_moves
-    # The search looks at the clock and node count every 64 nodes.
-    assert result.info["nodes"] <= budget + 64
+    # The search looks at the clock and node count every 64 nodes, and
+    # finishes depth 1 (all candidate lines) whatever the budget.
+    assert result.info["nodes"] <= max(budget + 64, result.info["nodes"] if result.info["depth"] <= 1 else 0)
     assert result.info.get("multipv", 1) == 1  # candidate lines are not shown
 
 
@@ -62,3 +63,16 @@ def test_limited_engine_finds_a_mate_in_one(engine) -> None:
     board = chess.Board("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
     for _ in range(5):
         assert engine.play(board, chess.engine.Limit(time=1)).move == chess.Move.from_uci("d1d8")
+
+
+def test_a_node_limited_search_still_returns_every_candidate_line() -> None:
+    """The budget usually stops a depth midway; the choice needs the last full depth's lines."""
+    from search.driver import Searcher
+    from search.strength import CANDIDATE_LINES
+    from search.timeman import Limits
+
+    for budget in (StrengthLimit(ELO_MIN).nodes(), StrengthLimit(1500).nodes(), 3001):
+        result = Searcher(1).search(chess.Board(MIDDLEGAME), Limits(nodes=budget, min_depth=1),
+                                    multipv=CANDIDATE_LINES)
+        assert len(result.lines) == CANDIDATE_LINES, budget
+        assert len({line.pv[0] for line in result.lines}) == CANDIDATE_LINES

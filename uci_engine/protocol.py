@@ -210,6 +210,7 @@ class UciEngine:
         if strength is not None:
             budget = strength.nodes()
             limits.nodes = budget if limits.nodes is None else min(limits.nodes, budget)
+            limits.min_depth = 1  # the candidate lines must come from a whole depth
 
         def report(iteration: Iteration) -> None:
             if iteration.multipv > shown_lines:
@@ -311,6 +312,10 @@ class UciEngine:
     def _on_chess960(self, option: Option) -> None:
         """Switch castling notation of the current game (king-takes-rook or not)."""
         self.board.chess960 = bool(option.value)
+        # Hash moves are stored by squares: a castling move means something
+        # else in the other notation.
+        self.wait_for_search()
+        self.searcher.clear()
 
     def _on_book_file(self, option: Option) -> None:
         if self._book is not None:
