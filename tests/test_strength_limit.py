@@ -47,14 +47,14 @@ def test_single_line_and_mates_are_played_as_found() -> None:
 
 
 def test_limited_engine_keeps_to_its_node_budget(engine) -> None:
-    budget = StrengthLimit(ELO_MIN).nodes()
-    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": ELO_MIN, "OwnBook": False})
+    budget = StrengthLimit(1500).nodes()
+    engine.configure({"UCI_LimitStrength": True, "UCI_Elo": 1500, "OwnBook": False})
     board = chess.Board(MIDDLEGAME)
     result = engine.play(board, chess.engine.Limit(time=5), info=chess.engine.INFO_ALL)
     assert result.move in board.legal_moves
-    # The search looks at the clock and node count every 64 nodes, and
-    # finishes depth 1 (all candidate lines) whatever the budget.
-    assert result.info["nodes"] <= max(budget + 64, result.info["nodes"] if result.info["depth"] <= 1 else 0)
+    # The search looks at the clock and node count every 64 nodes (depth 1,
+    # which is finished whatever the budget, costs far less here).
+    assert result.info["nodes"] <= budget + 64
     assert result.info.get("multipv", 1) == 1  # candidate lines are not shown
 
 
