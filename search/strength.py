@@ -36,7 +36,7 @@ SETTING_MIN, SETTING_MAX = 1000, 2000
 #: Calibration: (setting, measured Stockfish-scale Elo) from two 100-game
 #: matches against Stockfish 15.1's UCI_Elo ladder (docs/strength-limit.md).
 #: A requested Elo is turned into a setting by the line through these points.
-CALIBRATION = ((1350, 1298), (1700, 1553))
+CALIBRATION = ((1350, 1287), (1700, 1549))
 PAWN = 100
 
 
