@@ -33,10 +33,11 @@ CANDIDATE_LINES = 4
 BASE_NODES = 64
 ELO_PER_DOUBLING = 125
 SETTING_MIN, SETTING_MAX = 1000, 2000
-#: Calibration: (setting, measured Stockfish-scale Elo) from two 100-game
-#: matches against Stockfish 15.1's UCI_Elo ladder (docs/strength-limit.md).
-#: A requested Elo is turned into a setting by the line through these points.
-CALIBRATION = ((1350, 1287), (1700, 1549))
+#: Calibration: two points on the least-squares line (setting -> Stockfish-
+#: scale Elo) through three 100-game matches against Stockfish 15.1's UCI_Elo
+#: ladder (docs/strength-limit.md, step 5).  A requested Elo is turned into a
+#: setting by that line.
+CALIBRATION = ((1350, 1274), (1700, 1494))
 PAWN = 100
 
 
