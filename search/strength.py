@@ -34,10 +34,10 @@ BASE_NODES = 64
 ELO_PER_DOUBLING = 125
 SETTING_MIN, SETTING_MAX = 1000, 2000
 #: Calibration: two points on the least-squares line (setting -> Stockfish-
-#: scale Elo) through three 100-game matches against Stockfish 15.1's UCI_Elo
-#: ladder (docs/strength-limit.md, step 5).  A requested Elo is turned into a
+#: scale Elo) through four 100-game matches against Stockfish 15.1's UCI_Elo
+#: ladder (docs/strength-limit.md, step 6).  A requested Elo is turned into a
 #: setting by that line.
-CALIBRATION = ((1350, 1274), (1700, 1494))
+CALIBRATION = ((1350, 1280), (1700, 1464))
 PAWN = 100
 
 
