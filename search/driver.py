@@ -20,7 +20,7 @@ import chess
 from search.alphabeta import INFINITY, MAX_PLY, AlphaBeta, SearchAborted
 from search.features import Features
 from search.ordering import MoveOrderer
-from search.position import MATE, MATE_BOUND, Position
+from search.position import MATE_BOUND, Position, mate_in
 from search.tablebase import RootResult, Tablebases, tablebase_score
 from search.timeman import Deadlines, Limits, allocate
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, move_code_of
@@ -56,11 +56,7 @@ class Iteration:
     @property
     def mate_in(self) -> int | None:
         """Moves to mate (negative: getting mated), or None for a cp score."""
-        if self.score > MATE_BOUND:
-            return (MATE - self.score + 1) // 2
-        if self.score < -MATE_BOUND:
-            return -((MATE + self.score) // 2)
-        return None
+        return mate_in(self.score)
 
     @property
     def nps(self) -> int:

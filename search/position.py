@@ -25,6 +25,15 @@ MATE = 32000
 #: Scores beyond this are mate scores (mate within MAX_PLY plies).
 MATE_BOUND = MATE - 1000
 
+
+def mate_in(score: int) -> int | None:
+    """Moves to mate for a side-to-move score (negative: being mated), or None for a cp score."""
+    if score > MATE_BOUND:
+        return (MATE - score + 1) // 2
+    if score < -MATE_BOUND:
+        return -((MATE + score) // 2)
+    return None
+
 _RANDOM = chess.polyglot.POLYGLOT_RANDOM_ARRAY
 #: ZOBRIST_PIECE[color][piece_type][square], in polyglot's layout.
 ZOBRIST_PIECE = [

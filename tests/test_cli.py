@@ -16,12 +16,12 @@ import chess.pgn
 import pytest
 
 from search.driver import Iteration
-from search.position import MATE
+from search.position import MATE, mate_in
 from search.tt import EXACT, LOWER, UPPER
 from uci_engine.analyse import final_lines
 from uci_engine.annotate import classify, graph_paths
 from uci_engine.cli import main
-from uci_engine.cli_support import format_score, mate_moves
+from uci_engine.cli_support import format_score
 
 MATE_IN_1_WHITE = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"   # Rd8#
 MATE_IN_1_BLACK = "3r2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1"   # Rd1#
@@ -77,10 +77,10 @@ def test_scores_are_white_view_pawns_and_mates(score: int, turn: chess.Color, te
     assert format_score(score, turn) == text
 
 
-def test_mate_moves_counts_moves_not_plies() -> None:
-    assert mate_moves(MATE - 1) == 1 and mate_moves(MATE - 5) == 3
-    assert mate_moves(-MATE) == 0 and mate_moves(-(MATE - 4)) == -2
-    assert mate_moves(250) is None
+def test_mate_in_counts_moves_not_plies() -> None:
+    assert mate_in(MATE - 1) == 1 and mate_in(MATE - 5) == 3
+    assert mate_in(-MATE) == 0 and mate_in(-(MATE - 4)) == -2
+    assert mate_in(250) is None
 
 
 # --- analyse ------------------------------------------------------------------

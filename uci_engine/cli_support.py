@@ -17,7 +17,7 @@ from typing import Callable, TextIO
 import chess
 
 from search.driver import Iteration, Searcher, SearchResult
-from search.position import MATE, MATE_BOUND
+from search.position import mate_in
 from search.tt import EXACT
 from search.timeman import Limits
 from uci_engine.position_cmd import board_from_fen
@@ -29,15 +29,6 @@ EVAL_CAP = 1000
 
 # --- scores -------------------------------------------------------------------
 
-def mate_moves(score: int) -> int | None:
-    """Moves to mate for a side-to-move score (negative: being mated), or None."""
-    if score > MATE_BOUND:
-        return (MATE - score + 1) // 2
-    if score < -MATE_BOUND:
-        return -((MATE + score) // 2)
-    return None
-
-
 def white_score(score: int, turn: chess.Color) -> int:
     """A side-to-move score turned to White's point of view."""
     return score if turn == chess.WHITE else -score
@@ -45,7 +36,7 @@ def white_score(score: int, turn: chess.Color) -> int:
 
 def format_score(score: int, turn: chess.Color) -> str:
     """`score` (side to move `turn`) as White-view pawns: `+0.35`, `-1.20`, `#3`, `#-2`."""
-    mate = mate_moves(score)
+    mate = mate_in(score)
     if mate is not None:
         return f"#{white_score(mate, turn)}"
     return f"{white_score(score, turn) / 100:+.2f}"
