@@ -15,6 +15,7 @@ import chess
 from search.features import Features
 from search.ordering import MoveOrderer
 from search.position import MATE, Position
+from search.see import SEE_VALUE, see
 from search.tablebase import TB_WIN_BOUND, Tablebases
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, encode_move, score_from_tt
 
@@ -274,11 +275,16 @@ class AlphaBeta:
                 moves = self.orderer.order_captures(pos.board, moves)
 
         delta = self.features.delta_pruning and not in_check
-        piece_type_at = pos.board.piece_type_at
+        losing = self.features.see_pruning and not in_check
+        board = pos.board
+        piece_type_at = board.piece_type_at
         for move in moves:
-            if delta and not move.promotion:
+            if (delta or losing) and not move.promotion:
                 victim = piece_type_at(move.to_square) or chess.PAWN  # None: en passant
-                if stand_pat + _DELTA_VALUE[victim] + DELTA_MARGIN <= alpha:
+                if delta and stand_pat + _DELTA_VALUE[victim] + DELTA_MARGIN <= alpha:
+                    continue
+                # Only a capture of a cheaper piece can lose the exchange.
+                if losing and SEE_VALUE[piece_type_at(move.from_square)] > SEE_VALUE[victim] and see(board, move) < 0:
                     continue
             pos.push(move)
             score = -self.quiescence(-beta, -alpha, ply + 1)

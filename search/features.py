@@ -34,12 +34,15 @@ class Features:
     #: Late move reductions: quiet moves late in the ordering are searched
     #: shallower first, and again at full depth only if they beat alpha.
     late_move_reductions: bool = True
+    #: Skip captures in quiescence that lose material by static exchange
+    #: evaluation (a queen taking a defended pawn).
+    see_pruning: bool = True
 
     @classmethod
     def exact(cls) -> "Features":
         """Only the speed-ups that never change the minimax value."""
         return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
-                   late_move_reductions=False)
+                   late_move_reductions=False, see_pruning=False)
 
     @classmethod
     def plain(cls) -> "Features":

@@ -1,15 +1,17 @@
-"""Move ordering: hash move, then captures by MVV-LVA, killers, history.
+"""Move ordering: hash move, captures by MVV-LVA, killers, history, losing captures.
 
 Alpha-beta prunes most when the best move comes first.  The hash move (best
 move stored by an earlier iteration or transposition) is tried first; then
 captures, most valuable victim first and least valuable attacker first among
 equal victims; then the two killer moves of this ply (quiet moves that caused
-a cutoff in a sibling); then quiet moves by their history score.
+a cutoff in a sibling); then quiet moves by their history score; last the
+captures that lose material by static exchange evaluation (`search.see`).
 """
 from __future__ import annotations
 
 import chess
 
+from search.see import SEE_VALUE, see
 from search.tt import encode_move
 
 HASH_MOVE = 1 << 30
@@ -18,6 +20,8 @@ PROMOTION = 1 << 23
 KILLER_1 = 1 << 22
 KILLER_2 = KILLER_1 - 1
 HISTORY_MAX = 1 << 20
+#: Captures that lose material by static exchange go after the quiet moves.
+BAD_CAPTURE = -(1 << 12)
 
 #: Victim weights; the attacker is subtracted, so PxQ > QxQ > PxR.
 _VICTIM = [0, 100, 300, 310, 500, 900, 0]
@@ -63,7 +67,10 @@ class MoveOrderer:
             if code == hash_move:
                 score = HASH_MOVE
             elif (them >> to) & 1:
-                score = CAPTURE + _VICTIM[piece_type_at(to)] - _ATTACKER[piece_type_at(move.from_square)]
+                victim, attacker = piece_type_at(to), piece_type_at(move.from_square)
+                score = CAPTURE + _VICTIM[victim] - _ATTACKER[attacker]
+                if SEE_VALUE[attacker] > SEE_VALUE[victim] and see(board, move) < 0:
+                    score = BAD_CAPTURE + _VICTIM[victim] - _ATTACKER[attacker]
             elif move.promotion:
                 score = PROMOTION + move.promotion
             elif to == ep and piece_type_at(move.from_square) == chess.PAWN:

@@ -1,0 +1,66 @@
+"""Static exchange evaluation (SEE): what a capture wins once every recapture on its square is made.
+
+Both sides capture on the target square with their least valuable attacker,
+and either may stop when going on would lose material; the result is the
+material balance for the side making the first capture.  Sliders behind the
+pieces that capture (x-rays) join in as the square's attackers are lifted.
+
+Pins, checks and promotions on recapture are ignored: SEE is an estimate
+for ordering captures and pruning losing ones in quiescence, not a search.
+"""
+from __future__ import annotations
+
+import chess
+
+#: Exchange values by piece type; the king is worth more than anything it can
+#: win, so it only ever captures last.
+SEE_VALUE = [0, 100, 320, 330, 500, 950, 20000]
+
+
+def see(board: chess.Board, move: chess.Move) -> int:
+    """Material won (centipawns, negative when lost) by `move` and the exchanges it starts.
+
+    Hot path (called for captures of a cheaper piece in quiescence): bitboard
+    arithmetic on python-chess's masks, no board copies.
+    """
+    frm, to = move.from_square, move.to_square
+    piece_type_at = board.piece_type_at
+    attacker = piece_type_at(frm)
+    victim = piece_type_at(to)
+    occupied = board.occupied ^ chess.BB_SQUARES[frm]
+    if victim is None:
+        if attacker == chess.PAWN and to == board.ep_square and (frm - to) & 7:
+            victim = chess.PAWN
+            occupied ^= chess.BB_SQUARES[to - 8 if board.turn == chess.WHITE else to + 8]
+            gain = [SEE_VALUE[chess.PAWN]]
+        else:
+            gain = [0]
+    else:
+        gain = [SEE_VALUE[victim]]
+    on_square = SEE_VALUE[attacker]
+    if move.promotion:
+        gain[0] += SEE_VALUE[move.promotion] - SEE_VALUE[chess.PAWN]
+        on_square = SEE_VALUE[move.promotion]
+
+    by_type = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+    attackers_mask = board.attackers_mask
+    side = not board.turn
+    while True:
+        # The masks are recomputed on the thinned board, so x-rays join in.
+        attackers = attackers_mask(side, to, occupied) & occupied
+        if not attackers:
+            break
+        for index, pieces in enumerate(by_type):
+            candidates = attackers & pieces
+            if candidates:
+                break
+        if index == chess.KING - 1 and attackers_mask(not side, to, occupied) & occupied:
+            break  # the king may not recapture into an attacked square
+        gain.append(on_square - gain[-1])
+        on_square = SEE_VALUE[index + 1]
+        occupied ^= candidates & -candidates
+        side = not side
+    # Each side recaptures only if that beats stopping: negamax back to the first capture.
+    for depth in range(len(gain) - 1, 0, -1):
+        gain[depth - 1] = -max(-gain[depth - 1], gain[depth])
+    return gain[0]

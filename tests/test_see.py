@@ -1,0 +1,81 @@
+"""Static exchange evaluation against a slow, clear reference on board copies."""
+from __future__ import annotations
+
+import chess
+import pytest
+from hypothesis import given, settings
+
+from search.see import SEE_VALUE, see
+from tests.strategies import boards
+
+
+def _least_valuable_attacker(board: chess.Board, color: chess.Color, square: chess.Square) -> chess.Square | None:
+    attackers = board.attackers(color, square)
+    if not attackers:
+        return None
+    return min(attackers, key=lambda sq: board.piece_type_at(sq))
+
+
+def _capture_on(board: chess.Board, frm: chess.Square, to: chess.Square) -> chess.Board:
+    """A copy with the piece on `frm` moved onto `to` (whatever stood there is gone)."""
+    after = board.copy(stack=False)
+    piece = after.remove_piece_at(frm)
+    after.set_piece_at(to, piece)
+    return after
+
+
+def _best_recapture(board: chess.Board, square: chess.Square, side: chess.Color) -> int:
+    """What `side` gains by recapturing on `square` if it pays (0 if it does not)."""
+    frm = _least_valuable_attacker(board, side, square)
+    if frm is None:
+        return 0
+    after = _capture_on(board, frm, square)
+    if board.piece_type_at(frm) == chess.KING and after.attackers(not side, square):
+        return 0
+    won = SEE_VALUE[board.piece_type_at(square)]
+    return max(0, won - _best_recapture(after, square, not side))
+
+
+def reference_see(board: chess.Board, move: chess.Move) -> int:
+    """The exchange on the move's square, played out on copies, least valuable attacker first."""
+    side = board.turn
+    after = _capture_on(board, move.from_square, move.to_square)
+    won = SEE_VALUE[board.piece_type_at(move.to_square) or chess.PAWN] if board.is_capture(move) else 0
+    if board.is_en_passant(move):
+        after.remove_piece_at(move.to_square - 8 if side == chess.WHITE else move.to_square + 8)
+    if move.promotion:
+        after.set_piece_at(move.to_square, chess.Piece(move.promotion, side))
+        won += SEE_VALUE[move.promotion] - SEE_VALUE[chess.PAWN]
+    return won - _best_recapture(after, move.to_square, not side)
+
+
+@pytest.mark.parametrize(
+    "fen, uci, expected",
+    [
+        ("4k3/8/8/3p4/8/8/8/3QK3 w - - 0 1", "d1d5", 100),  # an undefended pawn
+        ("4k3/8/2p5/3p4/8/8/8/3QK3 w - - 0 1", "d1d5", 100 - 950),  # queen for a defended pawn
+        ("3rk3/8/8/3r4/8/8/3R4/3RK3 w - - 0 1", "d2d5", 500),  # the x-ray rook decides
+        ("3rk3/3r4/8/3r4/8/8/3R4/3RK3 w - - 0 1", "d2d5", 0),  # three defenders: even trade
+        ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5d6", 100),  # en passant
+        ("4k3/8/8/8/8/8/4p3/3QK3 b - - 0 1", "e2d1q", 950 + 850 - 950),  # promotes taking the queen; the king takes back
+    ],
+)
+def test_known_exchanges(fen: str, uci: str, expected: int) -> None:
+    board = chess.Board(fen)
+    move = chess.Move.from_uci(uci)
+    assert see(board, move) == expected
+    assert reference_see(board, move) == expected
+
+
+def test_king_does_not_recapture_a_defended_piece() -> None:
+    # Qxf7 next to the black king, but the bishop on c4 defends f7.
+    board = chess.Board("4k3/5p2/8/8/2B5/8/8/4KQ2 w - - 0 1")
+    assert see(board, chess.Move.from_uci("f1f7")) == 100
+
+
+@settings(max_examples=300, deadline=None)
+@given(boards(max_plies=80))
+def test_matches_the_reference_on_random_positions(board: chess.Board) -> None:
+    captures = [move for move in board.legal_moves if board.is_capture(move) or move.promotion]
+    for move in captures:
+        assert see(board, move) == reference_see(board, move), (board.fen(), move.uci())
