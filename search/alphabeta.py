@@ -24,7 +24,6 @@ MAX_PLY = 100
 #: Quiescence skips a capture when even winning the victim plus this margin
 #: cannot lift the score to alpha (delta pruning).
 DELTA_MARGIN = 200
-_DELTA_VALUE = [0, 100, 320, 330, 500, 950, 0]
 #: How many nodes pass between two looks at the clock and the stop flag.
 CHECK_EVERY = 64
 #: Null-move pruning: least depth to try it; the null-move search is
@@ -281,7 +280,7 @@ class AlphaBeta:
         for move in moves:
             if (delta or losing) and not move.promotion:
                 victim = piece_type_at(move.to_square) or chess.PAWN  # None: en passant
-                if delta and stand_pat + _DELTA_VALUE[victim] + DELTA_MARGIN <= alpha:
+                if delta and stand_pat + SEE_VALUE[victim] + DELTA_MARGIN <= alpha:
                     continue
                 # Only a capture of a cheaper piece can lose the exchange.
                 if losing and SEE_VALUE[piece_type_at(move.from_square)] > SEE_VALUE[victim] and see(board, move) < 0:
