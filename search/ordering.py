@@ -68,9 +68,8 @@ class MoveOrderer:
                 score = HASH_MOVE
             elif (them >> to) & 1:
                 victim, attacker = piece_type_at(to), piece_type_at(move.from_square)
-                score = CAPTURE + _VICTIM[victim] - _ATTACKER[attacker]
-                if SEE_VALUE[attacker] > SEE_VALUE[victim] and see(board, move) < 0:
-                    score = BAD_CAPTURE + _VICTIM[victim] - _ATTACKER[attacker]
+                losing = SEE_VALUE[attacker] > SEE_VALUE[victim] and see(board, move) < 0
+                score = (BAD_CAPTURE if losing else CAPTURE) + _VICTIM[victim] - _ATTACKER[attacker]
             elif move.promotion:
                 score = PROMOTION + move.promotion
             elif to == ep and piece_type_at(move.from_square) == chess.PAWN:

@@ -30,7 +30,6 @@ def see(board: chess.Board, move: chess.Move) -> int:
     occupied = board.occupied ^ chess.BB_SQUARES[frm]
     if victim is None:
         if attacker == chess.PAWN and to == board.ep_square and (frm - to) & 7:
-            victim = chess.PAWN
             occupied ^= chess.BB_SQUARES[to - 8 if board.turn == chess.WHITE else to + 8]
             gain = [SEE_VALUE[chess.PAWN]]
         else:
