@@ -60,13 +60,15 @@ def taper(mg: int, eg: int, phase: int) -> int:
 
 
 def bishop_pair(board: chess.Board) -> tuple[int, int]:
-    """(mg, eg) bishop-pair bonus, White minus Black."""
-    mg = eg = 0
-    for color, sign in ((chess.WHITE, 1), (chess.BLACK, -1)):
-        if (board.bishops & board.occupied_co[color]).bit_count() >= 2:
-            mg += sign * BISHOP_PAIR_MG
-            eg += sign * BISHOP_PAIR_EG
-    return mg, eg
+    """(mg, eg) bishop-pair bonus, White minus Black.
+
+    Called at every evaluation, hence the flat arithmetic instead of a loop
+    over the colours.
+    """
+    bishops = board.bishops
+    white = board.occupied_co[chess.WHITE]
+    pairs = ((bishops & white).bit_count() >= 2) - ((bishops & ~white).bit_count() >= 2)
+    return pairs * BISHOP_PAIR_MG, pairs * BISHOP_PAIR_EG
 
 
 def finish(board: chess.Board, mg: int, eg: int, phase: int) -> int:

@@ -144,7 +144,7 @@ class AlphaBeta:
                 score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
             else:
                 reduction = 0
-                if quiet and not board.is_check():
+                if quiet and not pos.in_check():
                     # Late quiet moves rarely matter: look shallower first.
                     reduction = 1 if index < LMR_DEEPER_MOVE else 2
                 score = -self.alphabeta(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)

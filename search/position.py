@@ -34,6 +34,12 @@ def mate_in(score: int) -> int | None:
         return -((MATE + score) // 2)
     return None
 
+_KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
+_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
+_DIAG_ATTACKS, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
+_RANK_ATTACKS, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
+_FILE_ATTACKS, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
+
 _RANDOM = chess.polyglot.POLYGLOT_RANDOM_ARRAY
 #: ZOBRIST_PIECE[color][piece_type][square], in polyglot's layout.
 ZOBRIST_PIECE = [
@@ -113,7 +119,26 @@ class Position:
     # --- rules, delegated to python-chess -------------------------------
 
     def in_check(self) -> bool:
-        return self.board.is_check()
+        """`board.is_check()`, inlined: asked at every node of the search.
+
+        python-chess goes through `king()` and `checkers_mask()`; here the
+        king's square comes straight from the bitboards, and the attack
+        tables are read with the cheap piece types first.
+        """
+        board = self.board
+        us = board.turn
+        king = (board.kings & board.occupied_co[us]).bit_length() - 1
+        if king < 0:
+            return False
+        them = board.occupied_co[not us]
+        if _KNIGHT_ATTACKS[king] & board.knights & them or _PAWN_ATTACKS[us][king] & board.pawns & them:
+            return True
+        occupied = board.occupied
+        queens = board.queens
+        if _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied] & (board.bishops | queens) & them:
+            return True
+        return bool((_RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied])
+                    & (board.rooks | queens) & them)
 
     def legal_moves(self) -> list[chess.Move]:
         return list(self.board.generate_legal_moves())
@@ -207,14 +232,17 @@ class Position:
         if rights and board.chess960 and (piece == chess.KING or rights & chess.BB_SQUARES[frm]
                                           or rights & chess.BB_SQUARES[to]):
             chess960_rights = _POLYGLOT.hash_castling(board)  # this move may change the rights
-        key ^= _ep_key(board)
+        if board.ep_square is not None:
+            key ^= _ep_key(board)
         board.push(move)
         if board.castling_rights != rights:
             if board.chess960:  # (only moves touching a king or castling rook get here)
                 key ^= chess960_rights ^ _POLYGLOT.hash_castling(board)
             else:
                 key ^= castling_key(rights) ^ castling_key(board.castling_rights)
-        key ^= ZOBRIST_TURN ^ _ep_key(board)
+        key ^= ZOBRIST_TURN
+        if board.ep_square is not None:
+            key ^= _ep_key(board)
 
         self.key, self.mg, self.eg, self.phase = key, mg, eg, phase
         self.history.append(key)

@@ -98,3 +98,14 @@ def test_history_includes_game_moves_for_repetition() -> None:
     assert not pos.is_draw()
     pos.push(chess.Move.from_uci("f6g8"))  # back to the game's start position
     assert pos.is_draw()
+
+
+@settings(max_examples=300, deadline=None)
+@given(boards())
+def test_in_check_matches_python_chess(board: chess.Board) -> None:
+    pos = Position(board)
+    assert pos.in_check() == board.is_check()
+    for move in board.legal_moves:
+        pos.push(move)
+        assert pos.in_check() == board.is_check(), board.fen()
+        pos.pop()
