@@ -134,11 +134,16 @@ class AlphaBeta:
         pvs = features.pvs
         board = pos.board
         reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
+        # Only these need to tell quiet moves from captures and promotions
+        # (the test suite's game trees have no board to ask).
+        classify = features.ordering or reduce_late
         index = -1
+        # Quiet moves searched so far that did not cut off (history malus).
+        failed_quiets: list[chess.Move] = []
         for move in self._staged_moves(hash_move if features.ordering else 0, ply):
             index += 1
-            quiet = (reduce_late and index >= LMR_FIRST_MOVE and not move.promotion
-                     and not board.is_capture(move))
+            tactical = classify and (move.promotion or board.is_capture(move))
+            quiet = reduce_late and index >= LMR_FIRST_MOVE and not tactical
             pos.push(move)
             if index == 0 or not pvs:
                 score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
@@ -160,9 +165,11 @@ class AlphaBeta:
                     alpha = score
                     pv[ply] = [move, *pv[ply + 1]]
                     if score >= beta:
-                        if features.ordering and self.orderer.is_quiet(pos.board, move):
-                            self.orderer.record_cutoff(pos.board, move, ply, depth)
+                        if features.ordering and not tactical:
+                            self.orderer.record_cutoff(board, move, ply, depth, failed_quiets)
                         break
+            if classify and not tactical:
+                failed_quiets.append(move)
 
         if index < 0:
             return pos.no_moves_score(ply)

@@ -4,8 +4,11 @@ Alpha-beta prunes most when the best move comes first.  The hash move (best
 move stored by an earlier iteration or transposition) is tried first; then
 captures, most valuable victim first and least valuable attacker first among
 equal victims; then the two killer moves of this ply (quiet moves that caused
-a cutoff in a sibling); then quiet moves by their history score; last the
-captures that lose material by static exchange evaluation (`search.see`).
+a cutoff in a sibling); then the countermove (the quiet move that last refuted
+the opponent's previous move, wherever it was played); then quiet moves by
+their history score; last the captures that lose material by static exchange
+evaluation (`search.see`).  History learns from both sides of a cutoff: the
+move that refuted gains, the quiet moves tried before it (and failed) lose.
 """
 from __future__ import annotations
 
@@ -19,9 +22,11 @@ CAPTURE = 1 << 24
 PROMOTION = 1 << 23
 KILLER_1 = 1 << 22
 KILLER_2 = KILLER_1 - 1
+COUNTER = KILLER_1 - 2
 HISTORY_MAX = 1 << 20
-#: Captures that lose material by static exchange go after the quiet moves.
-BAD_CAPTURE = -(1 << 12)
+#: Captures that lose material by static exchange go after the quiet moves
+#: (below any history score, which the malus can make negative).
+BAD_CAPTURE = -(1 << 22)
 
 #: Victim weights; the attacker is subtracted, so PxQ > QxQ > PxR.
 _VICTIM = [0, 100, 300, 310, 500, 900, 0]
@@ -36,11 +41,14 @@ class MoveOrderer:
         self.killers: list[list[int]] = [[0, 0] for _ in range(max_ply + 1)]
         # history[color][from*64+to]
         self.history: list[list[int]] = [[0] * 4096, [0] * 4096]
+        # countermoves[previous from*64+to] = move code of the refutation.
+        self.countermoves: list[int] = [0] * 4096
 
     def clear(self) -> None:
         for pair in self.killers:
             pair[0] = pair[1] = 0
         self.history = [[0] * 4096, [0] * 4096]
+        self.countermoves = [0] * 4096
 
     def age(self) -> None:
         """Halve history between searches so old lessons fade."""
@@ -60,6 +68,7 @@ class MoveOrderer:
         killer_1, killer_2 = self.killers[ply]
         history = self.history[board.turn]
         ep = board.ep_square
+        counter = self._countermove(board)
         scored = []
         for move in moves:
             to = move.to_square
@@ -78,6 +87,8 @@ class MoveOrderer:
                 score = KILLER_1
             elif code == killer_2:
                 score = KILLER_2
+            elif code == counter:
+                score = COUNTER
             else:
                 score = history[move.from_square * 64 + to]
             scored.append((score, move))
@@ -94,19 +105,38 @@ class MoveOrderer:
         scored.sort(key=_first, reverse=True)
         return [move for _, move in scored]
 
-    def is_quiet(self, board: chess.Board, move: chess.Move) -> bool:
-        return not move.promotion and not board.is_capture(move)
+    def _countermove(self, board: chess.Board) -> int:
+        """Move code of the remembered answer to the opponent's last move, 0 for none."""
+        if not board.move_stack:
+            return 0
+        last = board.move_stack[-1]
+        return self.countermoves[last.from_square * 64 + last.to_square] if last else 0
 
-    def record_cutoff(self, board: chess.Board, move: chess.Move, ply: int, depth: int) -> None:
-        """A quiet move refuted the opponent's play: remember it as killer and in history."""
+    def record_cutoff(self, board: chess.Board, move: chess.Move, ply: int, depth: int,
+                      failed: list[chess.Move] = ()) -> None:
+        """A quiet move refuted the opponent's play: remember it as killer, countermove and in history.
+
+        `failed` are the quiet moves searched before it at this node: they
+        did not refute, so their history falls by what the refutation gains
+        (otherwise a move that is often tried, and so often succeeds
+        somewhere, would rise above one that succeeds whenever tried).
+        """
         pair = self.killers[ply]
         code = encode_move(move)
         if pair[0] != code:
             pair[1] = pair[0]
             pair[0] = code
+        if board.move_stack:
+            last = board.move_stack[-1]
+            if last:
+                self.countermoves[last.from_square * 64 + last.to_square] = code
         table = self.history[board.turn]
+        bonus = depth * depth
+        for quiet in failed:
+            index = quiet.from_square * 64 + quiet.to_square
+            table[index] = max(table[index] - bonus, -HISTORY_MAX)
         index = move.from_square * 64 + move.to_square
-        table[index] += depth * depth
+        table[index] += bonus
         if table[index] > HISTORY_MAX:
             for i, value in enumerate(table):
                 table[i] = value >> 1
