@@ -140,7 +140,7 @@ class AlphaBeta:
         index = -1
         # Quiet moves searched so far that did not cut off (history malus).
         failed_quiets: list[chess.Move] = []
-        for move in self._staged_moves(hash_move if features.ordering else 0, ply):
+        for move in self._staged_moves(hash_move if features.ordering else 0, ply, in_check):
             index += 1
             tactical = classify and (move.promotion or board.is_capture(move))
             quiet = reduce_late and index >= LMR_FIRST_MOVE and not tactical
@@ -182,15 +182,20 @@ class AlphaBeta:
                 self.tt.store(key, depth, UPPER, best_score, None, ply)
         return best_score
 
-    def _staged_moves(self, hash_move: int, ply: int) -> Iterator[chess.Move]:
-        """The moves of the current position, best first, generated lazily.
+    def _staged_moves(self, hash_move: int, ply: int, in_check: bool) -> Iterator[chess.Move]:
+        """The moves of the current position, best first, generated lazily in stages.
 
-        The hash move (a move code, 0 for none) comes first and, when it is
-        legal here, is tried before any other move is generated: it often
-        refutes the position on its own, and then generating and ordering
-        the rest (most of a node's cost in Python) is skipped.  The order is
-        `MoveOrderer.order`'s, except that the history table has learnt from
-        the hash move's subtree by the time the rest is ordered.
+        1. The hash move (a move code, 0 for none), when it is legal here,
+           before any other move is generated: it often refutes the position
+           on its own.
+        2. Captures and promotions that do not lose material, by MVV-LVA.
+        3. Quiet moves: killers, countermove, then by history.
+        4. Captures that lose material by static exchange.
+
+        Generating and ordering moves is most of a node's cost in Python;
+        when a capture refutes the position, the quiet moves (most of them)
+        are never generated.  In check, or without ordering, all moves come
+        at once: evasions are few.
         """
         pos = self.pos
         board = pos.board
@@ -200,13 +205,39 @@ class AlphaBeta:
                 yield candidate
             else:
                 hash_move = 0  # a stale or colliding entry
-        moves = pos.legal_moves()
-        if self.features.ordering:
-            moves = self.orderer.order(board, moves, hash_move, ply)
-        if hash_move and moves and encode_move(moves[0]) == hash_move:
-            # `order` put the hash move first; it has been searched already.
-            moves = moves[1:]
-        yield from moves
+        if in_check or not self.features.ordering:
+            moves = pos.legal_moves()
+            if self.features.ordering:
+                moves = self.orderer.order(board, moves, hash_move, ply)
+            for move in moves:
+                if not hash_move or encode_move(move) != hash_move:
+                    yield move
+            return
+
+        us = board.occupied_co[board.turn]
+        promoting = board.pawns & us & (chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2)
+        tactical = list(board.generate_legal_moves(chess.BB_ALL, board.occupied_co[not board.turn]))
+        ep = board.ep_square
+        if ep is not None:
+            tactical.extend(board.generate_legal_ep())
+        if promoting:
+            tactical.extend(board.generate_legal_moves(promoting, ~board.occupied))
+        good, bad = self.orderer.split_tactical(board, tactical, ply)
+        for move in good:
+            if not hash_move or encode_move(move) != hash_move:
+                yield move
+
+        # python-chess generates castling by the rook's square: keep ours in the mask.
+        quiets = list(board.generate_legal_moves(~promoting, ~board.occupied | board.castling_rights & us))
+        if ep is not None:  # only an en-passant capture (staged above) lands on the ep square
+            pawns = board.pawns
+            quiets = [move for move in quiets if move.to_square != ep or not (pawns >> move.from_square) & 1]
+        for move in self.orderer.order(board, quiets, hash_move, ply):
+            if not hash_move or encode_move(move) != hash_move:
+                yield move
+        for move in bad:
+            if not hash_move or encode_move(move) != hash_move:
+                yield move
 
     def _probe_tablebases(self, ply: int) -> int | None:
         """The tables' verdict on a position just after a capture or pawn move, if they hold it.

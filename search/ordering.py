@@ -58,7 +58,23 @@ class MoveOrderer:
                     table[index] = value >> 1
 
     def order(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int) -> list[chess.Move]:
-        """Return `moves` best-first; `hash_move` is a move code, 0 for none.
+        """Return `moves` best-first; `hash_move` is a move code, 0 for none."""
+        return [move for _, move in self.scored(board, moves, hash_move, ply)]
+
+    def split_tactical(self, board: chess.Board, moves: list[chess.Move], ply: int) -> tuple[list[chess.Move], list[chess.Move]]:
+        """Captures and promotions as (good best-first, losing best-first).
+
+        For staged generation: the good ones are searched before the quiet
+        moves are even generated, the losing ones after the quiet moves.
+        """
+        good = []
+        bad = []
+        for score, move in self.scored(board, moves, 0, ply):
+            (good if score >= 0 else bad).append(move)
+        return good, bad
+
+    def scored(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int) -> list[tuple[int, chess.Move]]:
+        """(score, move) pairs, best first.
 
         Hot path: moves are compared by integer code, not `chess.Move`
         equality (a dataclass comparison costs several times more).
@@ -93,7 +109,7 @@ class MoveOrderer:
                 score = history[move.from_square * 64 + to]
             scored.append((score, move))
         scored.sort(key=_first, reverse=True)
-        return [move for _, move in scored]
+        return scored
 
     def order_captures(self, board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
         """MVV-LVA only: quiescence has no hash move and no quiet moves."""
