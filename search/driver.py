@@ -22,7 +22,7 @@ from search.features import Features
 from search.ordering import MoveOrderer
 from search.position import MATE_BOUND, Position, mate_in
 from search.tablebase import RootResult, Tablebases, tablebase_score
-from search.timeman import Deadlines, Limits, allocate
+from search.timeman import Deadlines, Limits, allocate, stability_scale
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, move_code_of
 
 ASPIRATION_WINDOW = 35
@@ -192,6 +192,9 @@ class Searcher:
         on_iteration = self._tablebase_reports(on_iteration, tablebase_root, hits_before)
 
         completed: Iteration | None = None
+        completed_score = 0
+        # Depths after which the best move differed from the depth before.
+        best_move_changes: list[int] = []
         best_move = root_moves[0] if root_moves else None
         max_depth = min(limits.depth or MAX_PLY - 1, MAX_PLY - 1)
         if not root_moves:
@@ -223,12 +226,17 @@ class Searcher:
                     completed = self._finished_best
                     best_move = completed.pv[0]
                 break
+            score_drop = completed_score - lines[0].score if completed is not None else 0
+            completed_score = lines[0].score
+            if completed is not None and lines[0].pv[0] != best_move:
+                best_move_changes.append(depth)
             completed = lines[0]
             finished_depths[0] = depth
             best_move = completed.pv[0]
             root_moves.remove(best_move)
             root_moves.insert(0, best_move)
-            if self._should_finish(completed, limits, deadlines, clock_now(), len(root_moves)):
+            scale = stability_scale(best_move_changes, depth, score_drop)
+            if self._should_finish(completed, limits, deadlines, clock_now(), len(root_moves), scale):
                 break
 
         pv = completed.pv if completed else ([best_move] if best_move else [])
@@ -379,15 +387,15 @@ class Searcher:
 
     @staticmethod
     def _should_finish(iteration: Iteration, limits: Limits, deadlines: Deadlines, now: float,
-                       root_move_count: int) -> bool:
-        """After a completed depth: is it time to answer?"""
+                       root_move_count: int, scale: float = 1.0) -> bool:
+        """After a completed depth: is it time to answer?  `scale` stretches the soft limit."""
         if limits.mate is not None and iteration.mate_in is not None and 0 < iteration.mate_in <= limits.mate:
             return True
         if not deadlines.timed:
             return False  # infinite, pondering, or depth/nodes only
         if root_move_count == 1:
             return True  # forced move: don't waste the clock
-        if deadlines.soft_passed(now):
+        if deadlines.soft_passed(now, scale):
             return True
         # Under a clock, a proven mate is not worth more time: deeper depths
         # can only find a shorter one, and the game is decided either way.

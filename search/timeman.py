@@ -18,7 +18,30 @@ from dataclasses import dataclass
 import chess
 
 #: Moves we assume remain in a sudden-death game (no `movestogo`).
-SUDDEN_DEATH_MOVES = 30
+SUDDEN_DEATH_MOVES = 25
+
+
+def stability_scale(changed_at: list[int], depth: int, score_drop: int) -> float:
+    """How much of the soft limit to use after completing `depth`.
+
+    `changed_at` are the depths at which the best move changed.  A best
+    move that just changed has not been looked at deeply yet: think on
+    (more when the score is also falling).  One that has held for many
+    depths will most likely hold for the next: answer sooner and bank
+    the time.
+    """
+    since = depth - (changed_at[-1] if changed_at else 0)
+    if since == 0:
+        scale = 1.8
+    elif since == 1:
+        scale = 1.3
+    elif since >= 4:
+        scale = 0.75
+    else:
+        scale = 1.0
+    if score_drop > 30:
+        scale *= 1.4
+    return scale
 
 
 @dataclass
@@ -116,8 +139,9 @@ class Deadlines:
     def hard_passed(self, now: float) -> bool:
         return self.hard is not None and now >= self.hard
 
-    def soft_passed(self, now: float) -> bool:
-        return self.soft is not None and now >= self.soft
+    def soft_passed(self, now: float, scale: float = 1.0) -> bool:
+        """Is the soft limit, stretched or shrunk by `scale`, behind us?"""
+        return self.soft is not None and now >= self.started + (self.soft - self.started) * scale
 
     @property
     def timed(self) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from search.timeman import Deadlines, Limits, TimeBudget, allocate
+from search.timeman import Deadlines, Limits, TimeBudget, allocate, stability_scale
 
 
 def test_infinite_and_depth_only_have_no_time_limit() -> None:
@@ -67,3 +67,18 @@ def test_long_ponder_answers_at_once_on_ponderhit() -> None:
     deadlines = Deadlines(TimeBudget(100, 300), now=10.0, active=False)
     deadlines.activate(12.0)
     assert deadlines.hard_passed(12.0) and deadlines.soft_passed(12.0)
+
+
+def test_soft_limit_stretches_and_shrinks_with_the_scale() -> None:
+    deadlines = Deadlines(TimeBudget(100, 300), now=10.0)
+    assert deadlines.soft_passed(10.12)
+    assert not deadlines.soft_passed(10.12, scale=1.5)  # an unstable best move: think on
+    assert deadlines.soft_passed(10.08, scale=0.75)  # a settled one: answer sooner
+
+
+def test_stability_scale() -> None:
+    """A best move that just changed earns more time; one that held for long, less."""
+    assert stability_scale([7], 7, 0) > stability_scale([6], 7, 0) > stability_scale([5], 7, 0)
+    assert stability_scale([5], 7, 0) > stability_scale([2], 7, 0)
+    assert stability_scale([], 7, 0) < 1.0
+    assert stability_scale([5], 7, 50) > stability_scale([5], 7, 0)  # a falling score
