@@ -14,7 +14,7 @@ import chess
 
 from search.features import Features
 from search.ordering import MoveOrderer
-from search.position import MATE, Position
+from search.position import MATE, Position, promoting_pawns
 from search.see import SEE_VALUE, see
 from search.tablebase import TB_WIN_BOUND, Tablebases
 from search.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, encode_move, score_from_tt
@@ -209,35 +209,20 @@ class AlphaBeta:
             moves = pos.legal_moves()
             if self.features.ordering:
                 moves = self.orderer.order(board, moves, hash_move, ply)
-            for move in moves:
-                if not hash_move or encode_move(move) != hash_move:
-                    yield move
+            yield from _without(moves, hash_move)
             return
 
-        us = board.occupied_co[board.turn]
-        promoting = board.pawns & us & (chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2)
-        tactical = list(board.generate_legal_moves(chess.BB_ALL, board.occupied_co[not board.turn]))
-        ep = board.ep_square
-        if ep is not None:
-            tactical.extend(board.generate_legal_ep())
-        if promoting:
-            tactical.extend(board.generate_legal_moves(promoting, ~board.occupied))
-        good, bad = self.orderer.split_tactical(board, tactical, ply)
-        for move in good:
-            if not hash_move or encode_move(move) != hash_move:
-                yield move
-
+        good, bad = self.orderer.split_tactical(board, pos.tactical_moves(underpromotions=True), ply)
+        yield from _without(good, hash_move)
         # python-chess generates castling by the rook's square: keep ours in the mask.
-        quiets = list(board.generate_legal_moves(~promoting, ~board.occupied | board.castling_rights & us))
+        quiets = list(board.generate_legal_moves(~promoting_pawns(board),
+                                                 ~board.occupied | board.castling_rights & board.occupied_co[board.turn]))
+        ep = board.ep_square
         if ep is not None:  # only an en-passant capture (staged above) lands on the ep square
             pawns = board.pawns
             quiets = [move for move in quiets if move.to_square != ep or not (pawns >> move.from_square) & 1]
-        for move in self.orderer.order(board, quiets, hash_move, ply):
-            if not hash_move or encode_move(move) != hash_move:
-                yield move
-        for move in bad:
-            if not hash_move or encode_move(move) != hash_move:
-                yield move
+        yield from _without(self.orderer.order(board, quiets, hash_move, ply), hash_move)
+        yield from _without(bad, hash_move)
 
     def _probe_tablebases(self, ply: int) -> int | None:
         """The tables' verdict on a position just after a capture or pawn move, if they hold it.
@@ -334,3 +319,13 @@ class AlphaBeta:
                     if score >= beta:
                         break
         return best_score
+
+
+def _without(moves: list[chess.Move], code: int) -> Iterator[chess.Move]:
+    """`moves` except the one with move code `code` (the hash move, already searched)."""
+    if not code:
+        yield from moves
+        return
+    for move in moves:
+        if encode_move(move) != code:
+            yield move

@@ -143,16 +143,14 @@ class Position:
     def legal_moves(self) -> list[chess.Move]:
         return list(self.board.generate_legal_moves())
 
-    def tactical_moves(self) -> list[chess.Move]:
-        """Captures and queen promotions: the moves quiescence looks at."""
+    def tactical_moves(self, underpromotions: bool = False) -> list[chess.Move]:
+        """Captures and promotions: queen promotions only for quiescence, all for the main search."""
         board = self.board
         moves = list(board.generate_legal_captures())
-        promoting = board.pawns & board.occupied_co[board.turn] & (
-            chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
-        )
+        promoting = promoting_pawns(board)
         if promoting:
             for move in board.generate_legal_moves(promoting, ~board.occupied):
-                if move.promotion == chess.QUEEN:
+                if underpromotions or move.promotion == chess.QUEEN:
                     moves.append(move)
         return moves
 
@@ -260,6 +258,13 @@ class Position:
         board.push(chess.Move.null())
         self.key = key ^ ZOBRIST_TURN
         self.history.append(self.key)
+
+
+def promoting_pawns(board: chess.Board) -> chess.Bitboard:
+    """The side to move's pawns one step from promotion."""
+    return board.pawns & board.occupied_co[board.turn] & (
+        chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
+    )
 
 
 def _game_keys(board: chess.Board) -> list[int]:
