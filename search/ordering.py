@@ -12,6 +12,8 @@ move that refuted gains, the quiet moves tried before it (and failed) lose.
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 import chess
 
 from search.see import SEE_VALUE, see
@@ -129,7 +131,7 @@ class MoveOrderer:
         return self.countermoves[last.from_square * 64 + last.to_square] if last else 0
 
     def record_cutoff(self, board: chess.Board, move: chess.Move, ply: int, depth: int,
-                      failed: list[chess.Move] = ()) -> None:
+                      failed: Iterable[chess.Move] = ()) -> None:
         """A quiet move refuted the opponent's play: remember it as killer, countermove and in history.
 
         `failed` are the quiet moves searched before it at this node: they
