@@ -168,8 +168,8 @@ class AlphaBeta:
                         if features.ordering and not tactical:
                             self.orderer.record_cutoff(board, move, ply, depth, failed_quiets)
                         break
-            if classify and not tactical:
-                failed_quiets.append(move)
+            if features.ordering and not tactical:
+                failed_quiets.append(move)  # only ordering learns from them
 
         if index < 0:
             return pos.no_moves_score(ply)

@@ -192,9 +192,8 @@ class Searcher:
         on_iteration = self._tablebase_reports(on_iteration, tablebase_root, hits_before)
 
         completed: Iteration | None = None
-        completed_score = 0
-        # Depths after which the best move differed from the depth before.
-        best_move_changes: list[int] = []
+        # The last depth whose best move differed from the depth before's.
+        last_change = 0
         best_move = root_moves[0] if root_moves else None
         max_depth = min(limits.depth or MAX_PLY - 1, MAX_PLY - 1)
         if not root_moves:
@@ -226,16 +225,15 @@ class Searcher:
                     completed = self._finished_best
                     best_move = completed.pv[0]
                 break
-            score_drop = completed_score - lines[0].score if completed is not None else 0
-            completed_score = lines[0].score
+            score_drop = completed.score - lines[0].score if completed is not None else 0
             if completed is not None and lines[0].pv[0] != best_move:
-                best_move_changes.append(depth)
+                last_change = depth
             completed = lines[0]
             finished_depths[0] = depth
             best_move = completed.pv[0]
             root_moves.remove(best_move)
             root_moves.insert(0, best_move)
-            scale = stability_scale(best_move_changes, depth, score_drop)
+            scale = stability_scale(last_change, depth, score_drop)
             if self._should_finish(completed, limits, deadlines, clock_now(), len(root_moves), scale):
                 break
 

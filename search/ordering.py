@@ -125,10 +125,8 @@ class MoveOrderer:
 
     def _countermove(self, board: chess.Board) -> int:
         """Move code of the remembered answer to the opponent's last move, 0 for none."""
-        if not board.move_stack:
-            return 0
-        last = board.move_stack[-1]
-        return self.countermoves[last.from_square * 64 + last.to_square] if last else 0
+        index = _last_move_index(board)
+        return self.countermoves[index] if index >= 0 else 0
 
     def record_cutoff(self, board: chess.Board, move: chess.Move, ply: int, depth: int,
                       failed: Iterable[chess.Move] = ()) -> None:
@@ -144,10 +142,9 @@ class MoveOrderer:
         if pair[0] != code:
             pair[1] = pair[0]
             pair[0] = code
-        if board.move_stack:
-            last = board.move_stack[-1]
-            if last:
-                self.countermoves[last.from_square * 64 + last.to_square] = code
+        last = _last_move_index(board)
+        if last >= 0:
+            self.countermoves[last] = code
         table = self.history[board.turn]
         bonus = depth * depth
         for quiet in failed:
@@ -162,3 +159,11 @@ class MoveOrderer:
 
 def _first(pair: tuple[int, chess.Move]) -> int:
     return pair[0]
+
+
+def _last_move_index(board: chess.Board) -> int:
+    """from*64+to of the move that led here (the countermove table's index); -1 for none or a null move."""
+    if not board.move_stack:
+        return -1
+    last = board.move_stack[-1]
+    return last.from_square * 64 + last.to_square if last else -1

@@ -21,16 +21,17 @@ import chess
 SUDDEN_DEATH_MOVES = 25
 
 
-def stability_scale(changed_at: list[int], depth: int, score_drop: int) -> float:
+def stability_scale(last_change: int, depth: int, score_drop: int) -> float:
     """How much of the soft limit to use after completing `depth`.
 
-    `changed_at` are the depths at which the best move changed.  A best
+    `last_change` is the last depth at which the best move changed (0 for
+    never).  A best
     move that just changed has not been looked at deeply yet: think on
     (more when the score is also falling).  One that has held for many
     depths will most likely hold for the next: answer sooner and bank
     the time.
     """
-    since = depth - (changed_at[-1] if changed_at else 0)
+    since = depth - last_change
     if since == 0:
         scale = 1.8
     elif since == 1:

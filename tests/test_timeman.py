@@ -78,7 +78,7 @@ def test_soft_limit_stretches_and_shrinks_with_the_scale() -> None:
 
 def test_stability_scale() -> None:
     """A best move that just changed earns more time; one that held for long, less."""
-    assert stability_scale([7], 7, 0) > stability_scale([6], 7, 0) > stability_scale([5], 7, 0)
-    assert stability_scale([5], 7, 0) > stability_scale([2], 7, 0)
-    assert stability_scale([], 7, 0) < 1.0
-    assert stability_scale([5], 7, 50) > stability_scale([5], 7, 0)  # a falling score
+    assert stability_scale(7, 7, 0) > stability_scale(6, 7, 0) > stability_scale(5, 7, 0)
+    assert stability_scale(5, 7, 0) > stability_scale(2, 7, 0)
+    assert stability_scale(0, 7, 0) < 1.0  # never changed
+    assert stability_scale(5, 7, 50) > stability_scale(5, 7, 0)  # a falling score
