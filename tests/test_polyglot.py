@@ -173,7 +173,11 @@ def assert_thinking_is_sane(matches: list[re.Match[str]], board: chess.Board, co
         ply, score, centis, nodes = (int(match.group(i)) for i in range(1, 5))
         assert ply >= 1 and centis >= 0 and nodes >= 0, f"odd thinking line {match.group(0)!r}\n{context}"
         assert abs(score) < 200000, f"odd score in {match.group(0)!r}\n{context}"
-        first = match.group(5).split()[0]
+        # PolyGlot ends a fail-high PV with "!" and a fail-low one with "?"
+        # (the engine's lowerbound / upperbound; its changelog: "relayed in
+        # thinking output as trailing ? and !").  A one-move PV carries the
+        # mark on its first move, which must still be legal.
+        first = match.group(5).split()[0].removesuffix("!").removesuffix("?")
         try:
             board.parse_san(first)
         except ValueError:
