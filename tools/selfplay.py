@@ -64,13 +64,14 @@ def play_game(command: list[str], fen: str, nodes: int, seed: int) -> chess.pgn.
     board = chess.Board(fen)
     game = chess.pgn.Game()
     game.setup(board)
-    game.headers["Event"] = f"Pawnstorm self-play, {nodes} nodes"
-    game.headers["White"] = game.headers["Black"] = "Pawnstorm"
+    game.headers["Event"] = f"Self-play, {nodes} nodes"
     node = game
     white_scores: list[int] = []
     adjudicated = None
     with chess.engine.SimpleEngine.popen_uci(command) as engine:
-        engine.configure({"OwnBook": False})
+        game.headers["White"] = game.headers["Black"] = engine.id.get("name", command)
+        if "OwnBook" in engine.options:  # other engines (Stockfish) have no book option
+            engine.configure({"OwnBook": False})
         while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES and adjudicated is None:
             budget = int(nodes * rng.uniform(0.75, 1.25))
             result = engine.play(board, chess.engine.Limit(nodes=budget), info=chess.engine.INFO_SCORE)
