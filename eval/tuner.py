@@ -5,8 +5,8 @@
 Quiet positions are taken from the games (see `quiet_positions` in
 eval/tuning_data.py) and labelled with the game's result from White's point of
 view (1, 0.5, 0).  Given the game phase, the evaluation of `eval/evaluate.py`
-is linear in its weights (material, piece-square tables and bishop pair,
-middlegame and endgame), so every position becomes one sparse row of
+is linear in its weights (material, piece-square tables, bishop pair and
+pawn structure, middlegame and endgame), so every position becomes one sparse row of
 coefficients, `features(board)` in eval/tuning_features.py, with
 
     evaluation for White (without tempo) == row . weights   (up to rounding).
@@ -219,6 +219,10 @@ def weights_module(tables: dict[str, object], docstring: str) -> str:
             name = f"{PIECE_NAMES[piece_type]}_{suffix}"
             lines.extend(_diagram(name, tables[name]))  # type: ignore[arg-type]
     lines.append("# fmt: on")
+    lines.append("")
+    lines.append("# Pawn structure (eval/pawns.py); passed pawns by rank from their own side.")
+    for name in ("PASSED_MG", "PASSED_EG", "ISOLATED", "DOUBLED", "CONNECTED", "KING_PROXIMITY"):
+        lines.append(f"{name} = {tables[name]}")
     return "\n".join(lines) + "\n"
 
 

@@ -1,8 +1,9 @@
 """Texel tuning features: the evaluation as a linear function of its weights.
 
 Given the game phase, the evaluation of eval/evaluate.py is linear in its
-weights (material, piece-square tables and bishop pair, middlegame and
-endgame), so every position becomes one sparse row of coefficients,
+weights (material, piece-square tables, bishop pair and pawn structure,
+middlegame and endgame), so every position becomes one sparse row of
+coefficients,
 `features(board)`, with
 
     evaluation for White (without tempo) == row . weights   (up to rounding).
@@ -21,7 +22,8 @@ from typing import TYPE_CHECKING, Sequence
 import chess
 
 from eval import weights as W
-from eval.evaluate import evaluate, pawn_terms
+from eval.evaluate import evaluate
+from eval.pawns import king_proximity_counts, structure_counts
 from eval.tuning_data import Progress
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,8 +42,10 @@ class Layout:
 
     Order: material mg (P N B R Q), material eg, bishop pair mg, eg, then the
     piece-square tables, mg for all pieces then eg, each in diagram order
-    (a8..h8, ..., a1..h1).  Fixed weights (king material, pawn ranks 1 and 8)
-    have no slot.
+    (a8..h8, ..., a1..h1), then pawn structure: passed pawns by rank (2nd to
+    7th) mg then eg, isolated, doubled and connected (mg, eg each), and the
+    two endgame king-proximity weights.  Fixed weights (king material, pawn
+    ranks 1 and 8) have no slot.
     """
 
     def __init__(self) -> None:
@@ -60,6 +64,22 @@ class Layout:
                         continue
                     square = chess.square_name(index ^ 56)
                     self.pst[stage][piece_type][index] = self._add(f"{PIECE_NAMES[piece_type]}_{suffix}[{square}]")
+
+        # Pawn structure (eval/pawns.py): (slot, weights-module name, index) per weight.
+        self.pawn_terms: list[tuple[int, str, int]] = []
+        self.passed = [[-1] * 8 for _ in STAGES]  # [stage][relative rank]
+        for stage, suffix in enumerate(STAGES):
+            for rank in range(1, 7):
+                self.passed[stage][rank] = self._add_pawn_term(f"PASSED_{suffix}", rank, stage)
+        self.pawn_pair = {name: [self._add_pawn_term(name, stage, stage) for stage in (0, 1)]
+                          for name in ("ISOLATED", "DOUBLED", "CONNECTED")}
+        # Both king-proximity weights are endgame weights.
+        self.king_proximity = [self._add_pawn_term("KING_PROXIMITY", index, 1) for index in (0, 1)]
+
+    def _add_pawn_term(self, name: str, index: int, stage: int) -> int:
+        slot = self._add(f"{name}[{index}]")
+        self.pawn_terms.append((slot, name, index))
+        return slot
 
     def _add(self, name: str) -> int:
         self.names.append(name)
@@ -81,6 +101,8 @@ class Layout:
                     if slot >= 0:
                         vector[slot] = table[index]
             vector[self.pair[stage]] = getattr(module, f"BISHOP_PAIR_{suffix}")
+        for slot, name, index in self.pawn_terms:
+            vector[slot] = getattr(module, name)[index]
         return vector
 
     def tables(self, vector: Sequence[float]) -> dict[str, object]:
@@ -95,6 +117,10 @@ class Layout:
                 out[f"{PIECE_NAMES[piece_type]}_{suffix}"] = [
                     int(round(vector[slot])) if slot >= 0 else 0 for slot in self.pst[stage][piece_type]
                 ]
+            out[f"PASSED_{suffix}"] = [int(round(vector[slot])) if slot >= 0 else 0 for slot in self.passed[stage]]
+        for name, slots in self.pawn_pair.items():
+            out[name] = tuple(int(round(vector[slot])) for slot in slots)
+        out["KING_PROXIMITY"] = tuple(int(round(vector[slot])) for slot in self.king_proximity)
         return out
 
 
@@ -135,7 +161,26 @@ def sparse_terms(board: chess.Board) -> tuple[list[int], list[int], list[int], i
                 slots.append(LAYOUT.pair[stage])
                 signs.append(sign)
                 stages.append(stage)
+    for slot, count, stage in pawn_structure_terms(board):
+        if count:
+            slots.append(slot)
+            signs.append(count)
+            stages.append(stage)
     return slots, signs, stages, phase_of(board)
+
+
+def pawn_structure_terms(board: chess.Board) -> list[tuple[int, int, int]]:
+    """(slot, White-minus-Black count, stage) of every pawn-structure weight."""
+    white = board.occupied_co[chess.WHITE]
+    counts = structure_counts(board.pawns & white, board.pawns & ~white)
+    far, near = king_proximity_counts(board, counts.white_passed, counts.black_passed)
+    terms = [(LAYOUT.passed[stage][rank], counts.passed[rank], stage) for stage in (0, 1) for rank in range(1, 7)]
+    for name, count in (("ISOLATED", counts.isolated), ("DOUBLED", counts.doubled), ("CONNECTED", counts.connected)):
+        terms.extend((LAYOUT.pawn_pair[name][stage], count, stage) for stage in (0, 1))
+    # king_proximity = KING_PROXIMITY[0] * far - KING_PROXIMITY[1] * near, endgame only.
+    terms.append((LAYOUT.king_proximity[0], far, 1))
+    terms.append((LAYOUT.king_proximity[1], -near, 1))
+    return terms
 
 
 def features(board: chess.Board) -> dict[int, float]:
@@ -154,14 +199,8 @@ def tempo_offset(board: chess.Board) -> int:
 
 
 def untuned_offset(board: chess.Board) -> float:
-    """White-view terms the tuner holds fixed: tempo and pawn structure (tapered).
-
-    Pawn structure (`eval.pawns`) has its own hand-set weights; it enters the
-    evaluation inside the same taper, so its share is linear in the phase.
-    """
-    pawn_mg, pawn_eg = pawn_terms(board)
-    phase = phase_of(board)
-    return tempo_offset(board) + (pawn_mg * phase + pawn_eg * (W.PHASE_TOTAL - phase)) / W.PHASE_TOTAL
+    """White-view terms the tuner holds fixed: only the tempo (every other term has a slot)."""
+    return tempo_offset(board)
 
 
 def white_view(board: chess.Board) -> int:
@@ -171,7 +210,7 @@ def white_view(board: chess.Board) -> int:
 
 
 def feature_matrix(boards: Sequence[chess.Board], progress: bool = False) -> tuple["scipy.sparse.csr_matrix", "np.ndarray"]:
-    """Sparse (positions x weights) coefficient matrix and the untuned offsets (tempo, pawns)."""
+    """Sparse (positions x weights) coefficient matrix and the untuned offsets (tempo)."""
     import numpy as np
     import scipy.sparse
 

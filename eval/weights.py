@@ -25,6 +25,19 @@ BISHOP_PAIR_EG = 50
 #: the odd/even oscillation of scores between iterations.
 TEMPO = 10
 
+# Pawn structure (eval/pawns.py), (mg, eg) in centipawns.  Passed pawns are
+# indexed by the pawn's rank from its own side (0..7).
+PASSED_MG = [0, 5, 10, 15, 30, 50, 80, 0]
+PASSED_EG = [0, 10, 15, 30, 55, 90, 140, 0]
+ISOLATED = (-10, -15)
+DOUBLED = (-10, -25)
+#: A pawn defended by a pawn, or side by side with one (a phalanx).
+CONNECTED = (8, 6)
+#: Endgame, per square of distance of (the enemy king, our own king) from the
+#: square in front of a passed pawn, scaled by its rank: the first is a bonus,
+#: the second a penalty.
+KING_PROXIMITY = (5, 2)
+
 # fmt: off
 PAWN_MG = [
       0,   0,   0,   0,   0,   0,   0,   0,
@@ -148,15 +161,17 @@ KING_EG = [
 ]
 # fmt: on
 
-#: Take material, bishop pair and piece-square tables from the Texel-tuned
-#: eval/tuned_weights.py (written by `python -m eval.tuner`, see docs/tuning.md)
-#: instead of the hand-set values above.  PHASE_WEIGHT and TEMPO stay as here.
+#: Take material, bishop pair, piece-square tables and pawn structure from the
+#: Texel-tuned eval/tuned_weights.py (written by `python -m eval.tuner`, see
+#: docs/tuning.md) instead of the hand-set values above.  PHASE_WEIGHT and
+#: TEMPO stay as here.
 USE_TUNED = False
 
 if USE_TUNED:  # pragma: no cover - flipped by hand after a tuned-vs-current match
     from eval.tuned_weights import (  # noqa: F811
         BISHOP_EG, BISHOP_MG, BISHOP_PAIR_EG, BISHOP_PAIR_MG, KING_EG, KING_MG, KNIGHT_EG, KNIGHT_MG,
         MATERIAL_EG, MATERIAL_MG, PAWN_EG, PAWN_MG, QUEEN_EG, QUEEN_MG, ROOK_EG, ROOK_MG,
+        PASSED_MG, PASSED_EG, ISOLATED, DOUBLED, CONNECTED, KING_PROXIMITY,
     )
 
 #: Piece-square tables by piece type, as diagrams (index 0 = a8, 63 = h1).

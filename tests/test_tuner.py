@@ -44,6 +44,8 @@ def test_features_times_weights_is_the_white_view_evaluation(board: chess.Board)
     "4k3/8/8/8/8/8/8/4K3 w - - 0 1",                 # bare kings: phase 0
     "2b1kb2/8/8/8/8/8/8/2B1KB2 b - - 0 1",           # both bishop pairs
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2k5/8/1P1P4/8/pp6/6P1/4K3 b - - 0 1",         # passed pawns both sides, kings near them
+    "4k3/pp4p1/1p6/8/8/P7/P1P2PPP/4K3 w - - 0 1",    # doubled, isolated and connected pawns
 ])
 def test_features_on_corner_cases(fen: str) -> None:
     board = chess.Board(fen)
@@ -54,10 +56,15 @@ def test_layout_has_no_slot_for_fixed_weights_and_round_trips() -> None:
     names = set(LAYOUT.names)
     assert "MATERIAL_MG[KING]" not in names and "MATERIAL_EG[KING]" not in names
     assert "PAWN_MG[a8]" not in names and "PAWN_EG[h1]" not in names and "PAWN_MG[e4]" in names
-    assert len(LAYOUT) == 2 * 5 + 2 + 2 * (48 + 5 * 64)
+    assert "PASSED_MG[0]" not in names and "PASSED_EG[7]" not in names and "PASSED_EG[6]" in names
+    # material, bishop pair, tables, then passed pawns (ranks 2-7), three (mg, eg) pawn terms, king proximity
+    assert len(LAYOUT) == 2 * 5 + 2 + 2 * (48 + 5 * 64) + 2 * 6 + 3 * 2 + 2
     tables = LAYOUT.tables(START)
     assert tables["MATERIAL_MG"] == W.MATERIAL_MG and tables["KNIGHT_EG"] == W.KNIGHT_EG
     assert tables["PAWN_MG"] == W.PAWN_MG and tables["BISHOP_PAIR_EG"] == W.BISHOP_PAIR_EG
+    assert tables["PASSED_MG"] == W.PASSED_MG and tables["PASSED_EG"] == W.PASSED_EG
+    for name in ("ISOLATED", "DOUBLED", "CONNECTED", "KING_PROXIMITY"):
+        assert tables[name] == getattr(W, name)
 
 
 def _pgn(*games: tuple[str, str]) -> str:
