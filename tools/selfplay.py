@@ -108,7 +108,10 @@ def main() -> int:
     done = 0
     with open(args.out, "w") as out, concurrent.futures.ThreadPoolExecutor(args.concurrency) as pool:
         futures = [pool.submit(play_game, command, fen, args.nodes, seed) for fen, seed in jobs]
-        for future in concurrent.futures.as_completed(futures):
+        # Written in the order the games were dealt, not finished, so that the
+        # same command writes the same file whatever the machine's load (fixed
+        # nodes make each game itself reproducible).
+        for future in futures:
             game = future.result()
             with lock:
                 print(game, file=out, end="\n\n", flush=True)
