@@ -279,6 +279,12 @@ def _check_weights_module(module: object) -> None:
             assert len(table) == 64 and all(isinstance(v, int) for v in table)
         pawn = getattr(module, f"PAWN_{suffix}")
         assert pawn[:8] == [0] * 8 and pawn[56:] == [0] * 8
+        passed = getattr(module, f"PASSED_{suffix}")
+        assert len(passed) == 8 and passed[0] == passed[7] == 0 and all(isinstance(v, int) for v in passed)
+    # The pawn-structure pairs that USE_TUNED imports with the tables.
+    for name in ("ISOLATED", "DOUBLED", "CONNECTED", "KING_PROXIMITY"):
+        pair = getattr(module, name)
+        assert len(pair) == 2 and all(isinstance(v, int) for v in pair)
 
 
 def test_committed_tuned_weights_have_the_engines_layout() -> None:
