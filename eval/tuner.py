@@ -6,8 +6,9 @@ Quiet positions are taken from the games (see `quiet_positions` in
 eval/tuning_data.py) and labelled with the game's result from White's point of
 view (1, 0.5, 0).  Given the game phase, the evaluation of `eval/evaluate.py`
 is linear in its weights (material, piece-square tables, bishop pair and
-pawn structure, middlegame and endgame), so every position becomes one sparse row of
-coefficients, `features(board)` in eval/tuning_features.py, with
+pawn structure, middlegame and endgame), so every position becomes one
+sparse row of coefficients, `features(board)` in eval/tuning_features.py,
+with
 
     evaluation for White (without tempo) == row . weights   (up to rounding).
 

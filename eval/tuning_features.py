@@ -3,8 +3,7 @@
 Given the game phase, the evaluation of eval/evaluate.py is linear in its
 weights (material, piece-square tables, bishop pair and pawn structure,
 middlegame and endgame), so every position becomes one sparse row of
-coefficients,
-`features(board)`, with
+coefficients, `features(board)`, with
 
     evaluation for White (without tempo) == row . weights   (up to rounding).
 
