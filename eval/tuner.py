@@ -66,6 +66,7 @@ from eval.tuning_data import (
 )
 from eval.tuning_features import (
     LAYOUT,
+    PAWN_STRUCTURE_NAMES,
     PIECE_NAMES,
     STAGES,
     Layout,
@@ -87,7 +88,7 @@ __all__ = [
     "MATE_CP", "QSEARCH_MARGIN", "QSEARCH_NODE_LIMIT", "RESULTS", "SKIP_PLIES",
     "Progress", "QuiescenceGap", "Sample", "is_quiet", "quiet_positions",
     # eval/tuning_features.py
-    "LAYOUT", "PIECE_NAMES", "STAGES", "Layout", "feature_matrix", "features", "phase_of", "sparse_terms",
+    "LAYOUT", "PAWN_STRUCTURE_NAMES", "PIECE_NAMES", "STAGES", "Layout", "feature_matrix", "features", "phase_of", "sparse_terms",
     "tempo_offset", "untuned_offset", "white_view",
     # this module
     "L2_GRID", "Problem", "cross_validate", "file_provenance", "fit_k", "fit_weights", "main",
@@ -222,7 +223,7 @@ def weights_module(tables: dict[str, object], docstring: str) -> str:
     lines.append("# fmt: on")
     lines.append("")
     lines.append("# Pawn structure (eval/pawns.py); passed pawns by rank from their own side.")
-    for name in ("PASSED_MG", "PASSED_EG", "ISOLATED", "DOUBLED", "CONNECTED", "KING_PROXIMITY"):
+    for name in PAWN_STRUCTURE_NAMES:
         lines.append(f"{name} = {tables[name]}")
     return "\n".join(lines) + "\n"
 

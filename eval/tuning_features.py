@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
 PIECE_NAMES = {chess.PAWN: "PAWN", chess.KNIGHT: "KNIGHT", chess.BISHOP: "BISHOP",
                chess.ROOK: "ROOK", chess.QUEEN: "QUEEN", chess.KING: "KING"}
 STAGES = ("MG", "EG")
+#: The pawn-structure weights of eval/weights.py, as a weights module names them.
+PAWN_STRUCTURE_NAMES = ("PASSED_MG", "PASSED_EG", "ISOLATED", "DOUBLED", "CONNECTED", "KING_PROXIMITY")
 
 
 # --- parameters --------------------------------------------------------------
