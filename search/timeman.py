@@ -25,11 +25,10 @@ def stability_scale(last_change: int, depth: int, score_drop: int) -> float:
     """How much of the soft limit to use after completing `depth`.
 
     `last_change` is the last depth at which the best move changed (0 for
-    never).  A best
-    move that just changed has not been looked at deeply yet: think on
-    (more when the score is also falling).  One that has held for many
-    depths will most likely hold for the next: answer sooner and bank
-    the time.
+    never).  A best move that just changed has not been looked at deeply
+    yet: think on (more when the score is also falling).  One that has
+    held for many depths will most likely hold for the next: answer sooner
+    and bank the time.
     """
     since = depth - last_change
     if since == 0:
