@@ -24,7 +24,6 @@ import concurrent.futures
 import random
 import shlex
 import sys
-import threading
 
 import chess
 import chess.engine
@@ -104,19 +103,14 @@ def main() -> int:
     openings = load_openings(args.openings)
     rng = random.Random(args.seed)
     jobs = [(rng.choice(openings), rng.randrange(1 << 30)) for _ in range(args.games)]
-    lock = threading.Lock()
-    done = 0
     with open(args.out, "w") as out, concurrent.futures.ThreadPoolExecutor(args.concurrency) as pool:
         futures = [pool.submit(play_game, command, fen, args.nodes, seed) for fen, seed in jobs]
         # Written in the order the games were dealt, not finished, so that the
         # same command writes the same file whatever the machine's load (fixed
         # nodes make each game itself reproducible).
-        for future in futures:
-            game = future.result()
-            with lock:
-                print(game, file=out, end="\n\n", flush=True)
-                done += 1
-                print(f"\r{done}/{args.games} games", end="", file=sys.stderr, flush=True)
+        for done, future in enumerate(futures, start=1):
+            print(future.result(), file=out, end="\n\n", flush=True)
+            print(f"\r{done}/{args.games} games", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     return 0
 
