@@ -17,6 +17,7 @@ from typing import Callable
 
 import chess
 
+from eval.nnue import Net
 from search.alphabeta import INFINITY, MAX_PLY, AlphaBeta, SearchAborted
 from search.features import Features
 from search.ordering import MoveOrderer
@@ -79,9 +80,11 @@ class SearchResult:
 class Searcher:
     """Owns the transposition table and ordering tables across searches."""
 
-    def __init__(self, hash_mb: int = 16, features: Features = Features()) -> None:
+    def __init__(self, hash_mb: int = 16, features: Features = Features(), net: Net | None = None) -> None:
         self.tt = TranspositionTable(hash_mb)
         self.features = features
+        #: The learned evaluation to search with; None = the classical evaluation.
+        self.net = net
         self.orderer = MoveOrderer(MAX_PLY)
         #: Endgame tables to consult (None: play without them).
         self.tablebases: Tablebases | None = None
@@ -175,7 +178,7 @@ class Searcher:
 
         self.tt.new_search()
         self.orderer.age()
-        pos = Position(board.copy())
+        pos = Position(board.copy(), self.net)
         tree = AlphaBeta(pos, self.tt, self.features, should_stop, self.orderer, tablebases=self.tablebases)
         root_moves = pos.legal_moves()
         if limits.searchmoves:

@@ -7,6 +7,7 @@ would be slow to recompute from scratch there:
 * a 64-bit Zobrist key, identical to `chess.polyglot.zobrist_hash` (so the
   incremental update can be tested against python-chess's full computation);
 * the packed evaluation sums (middlegame, endgame, phase) of `eval.evaluate`;
+* with a net, the NNUE accumulators of both perspectives (`eval.nnue`);
 * the history of keys, for cheap repetition detection.
 
 The alpha-beta code talks to positions only through the methods used in
@@ -17,8 +18,10 @@ from __future__ import annotations
 
 import chess
 import chess.polyglot
+import numpy as np
 
 from eval.evaluate import finish, packed_score
+from eval.nnue import Net
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
 
 MATE = 32000
@@ -103,14 +106,23 @@ def _castling_squares(board: chess.Board, move: chess.Move) -> tuple[int, int, i
 class Position:
     """Board + incremental key/evaluation; `push`/`pop` keep all of it in step."""
 
-    __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history")
+    __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
+                 "_b2", "_qa", "_divisor", "_cp_scale")
 
-    def __init__(self, board: chess.Board) -> None:
+    def __init__(self, board: chess.Board, net: Net | None = None) -> None:
         self.board = board
         self.key = chess.polyglot.zobrist_hash(board)
         packed = packed_score(board)
         self.mg, self.eg, self.phase = packed.mg, packed.eg, packed.phase
-        self._undo: list[tuple[int, int, int, int]] = []
+        #: The learned evaluation, or None for the classical one.
+        self.net = net
+        self.acc = None
+        if net is not None:
+            self.acc = net.accumulator(board)
+            self._rows, self._head, self._b2 = net.dual_rows, net.head, net.b2
+            self._qa, self._divisor, self._cp_scale = net.qa, net.qa * net.qb, net.cp_scale
+            self._clip = np.empty_like(self.acc)
+        self._undo: list[tuple] = []
         # Keys of the positions since the last irreversible move of the game,
         # oldest first, ending with the current one; python-chess's own move
         # stack is replayed once to find them.
@@ -179,7 +191,17 @@ class Position:
         return False
 
     def evaluate(self) -> int:
-        return finish(self.board, self.mg, self.eg, self.phase)
+        """Static score for the side to move: the net's if there is one, else the classical one.
+
+        The net's head is `Net.score` inlined (ufuncs with an output buffer
+        cost less than `np.clip`); tests check the two agree.
+        """
+        if self.net is None:
+            return finish(self.board, self.mg, self.eg, self.phase)
+        clipped = self._clip
+        np.maximum(self.acc, 0, out=clipped)
+        np.minimum(clipped, self._qa, out=clipped)
+        return (int(clipped @ self._head[self.board.turn]) + self._b2) * self._cp_scale // self._divisor
 
     # --- make / unmake ----------------------------------------------------
 
@@ -194,8 +216,11 @@ class Position:
         frm = move.from_square
         to = move.to_square
         piece = board.piece_type_at(frm)
-        key, mg, eg, phase = self.key, self.mg, self.eg, self.phase
-        self._undo.append((key, mg, eg, phase))
+        key, mg, eg, phase, acc = self.key, self.mg, self.eg, self.phase, self.acc
+        self._undo.append((key, mg, eg, phase, acc))
+        # Dual NNUE rows are indexed 64 * (6 * (colour is Black) + type - 1) + square.
+        rows = self._rows if acc is not None else None
+        own = 0 if us else 384
 
         mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]
         if piece == chess.KING and board.is_castling(move):
@@ -206,6 +231,11 @@ class Position:
             mg += king_mg[to] - king_mg[frm] + rook_mg[rook_to] - rook_mg[rook_from]
             eg += king_eg[to] - king_eg[frm] + rook_eg[rook_to] - rook_eg[rook_from]
             key ^= z_us[chess.KING][frm] ^ z_us[chess.KING][to] ^ z_us[chess.ROOK][rook_from] ^ z_us[chess.ROOK][rook_to]
+            if rows is not None:
+                acc = acc + rows[own + 320 + to]
+                acc -= rows[own + 320 + frm]
+                acc += rows[own + 192 + rook_to]
+                acc -= rows[own + 192 + rook_from]
         else:
             placed = move.promotion or piece
             mg += mg_us[placed][to] - mg_us[piece][frm]
@@ -213,6 +243,9 @@ class Position:
             key ^= z_us[piece][frm] ^ z_us[placed][to]
             if move.promotion:
                 phase += PHASE_WEIGHT[placed]
+            if rows is not None:
+                acc = acc + rows[own + 64 * placed - 64 + to]
+                acc -= rows[own + 64 * piece - 64 + frm]
 
             captured = board.piece_type_at(to)
             capture_square = to
@@ -224,6 +257,8 @@ class Position:
                 eg -= EG_TABLE[them][captured][capture_square]
                 key ^= ZOBRIST_PIECE[them][captured][capture_square]
                 phase -= PHASE_WEIGHT[captured]
+                if rows is not None:
+                    acc -= rows[384 - own + 64 * captured - 64 + capture_square]
 
         rights = board.castling_rights
         chess960_rights = 0
@@ -242,18 +277,18 @@ class Position:
         if board.ep_square is not None:
             key ^= _ep_key(board)
 
-        self.key, self.mg, self.eg, self.phase = key, mg, eg, phase
+        self.key, self.mg, self.eg, self.phase, self.acc = key, mg, eg, phase, acc
         self.history.append(key)
 
     def pop(self) -> chess.Move:
         self.history.pop()
-        self.key, self.mg, self.eg, self.phase = self._undo.pop()
+        self.key, self.mg, self.eg, self.phase, self.acc = self._undo.pop()
         return self.board.pop()
 
     def push_null(self) -> None:
         """Pass the move (null move); only used by null-move pruning."""
         board = self.board
-        self._undo.append((self.key, self.mg, self.eg, self.phase))
+        self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc))
         key = self.key ^ _ep_key(board)
         board.push(chess.Move.null())
         self.key = key ^ ZOBRIST_TURN

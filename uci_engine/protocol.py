@@ -14,7 +14,8 @@ from typing import Callable, TextIO
 
 import chess
 
-from eval import describe
+from eval import describe, nnue
+from eval.nnue import Net, bundled_net
 from eval.wdl import material, wdl
 from opening_book import OpeningBook
 from search.driver import Iteration, Searcher
@@ -33,6 +34,7 @@ ENGINE_AUTHOR = "the Pawnstorm developers"
 #: BookFile value meaning "the book shipped inside the package".  Not
 #: "<default>": python-chess's option parser splits on the word "default".
 DEFAULT_BOOK = "<bundled>"
+BUNDLED_NET = "<bundled>"
 #: Tablebase path value meaning "no tables", as Stockfish declares it.
 NO_TABLEBASES = "<empty>"
 
@@ -42,7 +44,10 @@ class UciEngine:
         self.out = output or Output()
         self.board = chess.Board()
         self.debug = False
-        self.searcher = Searcher(16)
+        #: The net `EvalFile` names (kept when a new file fails to load);
+        #: searched with while `Use NNUE` is on.
+        self._net: Net | None = bundled_net()
+        self.searcher = Searcher(16, net=self._net)
         self.rng = random.Random()
         self._book: OpeningBook | None = None
         self._book_checked = False
@@ -70,6 +75,8 @@ class UciEngine:
         self.options.add(Option("SyzygyPath", "string", NO_TABLEBASES), self._on_syzygy_path)
         self.options.add(Option("GaviotaTbPath", "string", NO_TABLEBASES), self._on_gaviota_path)
         self.options.add(Option("SyzygyProbeLimit", "spin", 7, 0, 7), self._on_probe_limit)
+        self.options.add(Option("EvalFile", "string", BUNDLED_NET), self._on_eval_file)
+        self.options.add(Option("Use NNUE", "check", True), self._on_use_nnue)
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
             "uci": self.cmd_uci,
             "isready": lambda _: self.out.send("readyok"),
@@ -82,7 +89,7 @@ class UciEngine:
             "debug": self.cmd_debug,
             "quit": lambda _: True,
             "d": lambda _: self.out.send(display(self.board)),
-            "eval": lambda _: self.out.send(describe(self.board)),
+            "eval": lambda _: self.out.send(self._describe_eval()),
             "bench": self.cmd_bench,
             "perft": self.cmd_perft,
         }
@@ -181,7 +188,7 @@ class UciEngine:
             except ValueError:
                 self.out.info_string(f"bench: depth {args[0]!r} is not a number; using {depth}")
         self.wait_for_search()
-        bench(depth, emit=self.out.send)
+        bench(depth, emit=self.out.send, net=self.searcher.net)
 
     def cmd_perft(self, args: list[str]) -> None:
         try:
@@ -323,6 +330,39 @@ class UciEngine:
         self._book = None
         self._book_checked = False
         self._open_book()  # report a bad file now, while the user is looking
+
+    def _on_eval_file(self, option: Option) -> None:
+        """Load the named net (or the bundled one); on failure say why and keep the net we had."""
+        path = str(option.value).strip()
+        self.wait_for_search()  # the search must not change evaluation midway
+        try:
+            net = nnue.load(nnue.BUNDLED if path in ("", BUNDLED_NET) else path)
+        except nnue.NetError as error:
+            kept = "the previous net" if self._net is not None else "the classical evaluation"
+            self.out.info_string(f"EvalFile not loaded: {error}; keeping {kept}")
+            return
+        self._net = net
+        self.out.info_string(f"NNUE evaluation using {net.name} (768->{net.hidden}x2->1)")
+        self._on_use_nnue(None)
+
+    def _on_use_nnue(self, _: Option | None) -> None:
+        self.wait_for_search()
+        use = bool(self.options["Use NNUE"])
+        if use and self._net is None:
+            self.out.info_string("Use NNUE: no usable net loaded, searching with the classical evaluation")
+        self.searcher.net = self._net if use else None
+        self.searcher.clear()  # scores in the table belong to the other evaluation
+
+    def _describe_eval(self) -> str:
+        """The `eval` command: the NNUE score (if a net is loaded) and the classical terms."""
+        text = describe(self.board)
+        if self._net is None:
+            return text + "\nNNUE evaluation: no net loaded"
+        score = self._net.evaluate(self.board)
+        used = "in use" if self.searcher.net is not None else "not in use (Use NNUE is off)"
+        white = score if self.board.turn == chess.WHITE else -score
+        return (text + f"\nNNUE evaluation:    {score / 100:+.2f} (side to move), {white / 100:+.2f} (White side); "
+                f"{used}, net {self._net.name}")
 
     def _on_syzygy_path(self, option: Option) -> None:
         self.wait_for_search()  # the search must not probe tables being closed

@@ -7,6 +7,7 @@ from typing import Callable
 import chess
 import chess.polyglot
 
+from eval.nnue import Net, bundled_net
 from search.driver import Searcher
 from search.timeman import Limits
 
@@ -59,17 +60,24 @@ BENCH_FENS = [
 DEFAULT_BENCH_DEPTH = 5
 
 
-def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = 16, emit: Callable[[str], None] = print) -> tuple[int, float]:
+def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = 16, emit: Callable[[str], None] = print,
+          net: Net | None | str = "bundled") -> tuple[int, float]:
     """Search every bench position to `depth` from a clean table; (nodes, seconds).
+
+    `net` is the evaluation: "bundled" (the default, as the engine plays),
+    a loaded `Net`, or None for the classical evaluation.
 
     A fresh `Searcher` per position keeps the node count independent of
     position order and of anything searched before, so it is reproducible.
     """
+    if net == "bundled":
+        net = bundled_net()
+    assert not isinstance(net, str)
     total_nodes = 0
     start = time.perf_counter()
     for index, fen in enumerate(BENCH_FENS, 1):
         board = chess.Board(fen)
-        result = Searcher(hash_mb).search(board, Limits(depth=depth))
+        result = Searcher(hash_mb, net=net).search(board, Limits(depth=depth))
         total_nodes += result.nodes
         emit(f"Position: {index}/{len(BENCH_FENS)} ({fen}) bestmove {result.best_move} nodes {result.nodes}")
     elapsed = time.perf_counter() - start

@@ -1,0 +1,199 @@
+"""The learned evaluation: a perspective network over (piece, square) features.
+
+Architecture ("768 -> H x 2 -> 1"):
+
+* Features: for a perspective (White or Black), one per piece on the board:
+  ``64 * (6 * (piece is the perspective's opponent's) + type - 1) + square``,
+  with the square flipped vertically (``square ^ 56``) for Black, so both
+  perspectives see "their" pieces from their own first rank.
+* Feature transformer: each perspective's accumulator is ``b1 + sum of the
+  rows W1[feature]``, H integers.  Both perspectives share W1 and b1.
+* Head: the side to move's accumulator, then the other's, each clipped to
+  [0, QA] (clipped ReLU), dotted with w2 (2H), plus b2; the integer sum times
+  ``CP_SCALE / (QA * QB)`` is the score in centipawns for the side to move.
+
+Because the features are relative to the side to move, a position and its
+colour-mirrored twin get exactly the same score.
+
+The search keeps both accumulators up to date move by move
+(`search.position.Position`): a move changes two to four features, so a node
+pays a few vector additions instead of a full sum.  They are kept side by side
+in one numpy int32 vector, [White's H | Black's H], and each feature has a
+"dual row" (its White-perspective row beside its Black-perspective row), so
+that one addition updates both perspectives.  numpy is the measured faster
+representation here (docs/nnue.md): a pure-Python list or packed-int head
+costs more per evaluation than numpy's call overhead.
+
+Net file format (``.nnue``, little-endian), nothing executed on load:
+
+    magic        4 bytes  b"PSNN"
+    version      u16      1
+    features     u16      1 = 768 piece-square features
+    hidden       u16      H
+    qa, qb       u16 u16  quantisation scales of the accumulator and of w2
+    cp_scale     u16      centipawns per unit of the float output
+    reserved     u16      0
+    W1           i16[768][H]
+    b1           i16[H]
+    w2           i16[2H]  side to move's half first
+    b2           i32
+    crc32        u32      of every byte before it
+"""
+from __future__ import annotations
+
+import functools
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+import numpy as np
+
+MAGIC = b"PSNN"
+VERSION = 1
+FEATURES_768 = 1
+INPUTS = 768
+HEADER = struct.Struct("<4sHHHHHHH")
+BUNDLED = Path(__file__).with_name("default.nnue")
+
+
+class NetError(ValueError):
+    """A net file that cannot be used; the message names the file and the problem."""
+
+
+def feature(perspective: chess.Color, color: chess.Color, piece_type: int, square: int) -> int:
+    """Index of a piece on a square among one perspective's 768 inputs."""
+    if perspective == chess.BLACK:
+        square ^= 56
+    return 64 * (6 * (color != perspective) + piece_type - 1) + square
+
+
+def features(board: chess.Board, perspective: chess.Color) -> list[int]:
+    """The active features of one perspective, from scratch."""
+    return [feature(perspective, piece.color, piece.piece_type, square)
+            for square, piece in board.piece_map().items()]
+
+
+@dataclass(frozen=True)
+class Net:
+    """A quantised net, ready for incremental inference."""
+
+    hidden: int
+    qa: int
+    qb: int
+    cp_scale: int
+    w1: np.ndarray  # int16 (768, H)
+    b1: np.ndarray  # int16 (H,)
+    w2: np.ndarray  # int16 (2H,)
+    b2: int
+    name: str = "<memory>"
+
+    @functools.cached_property
+    def dual_rows(self) -> np.ndarray:
+        """rows[12 * 64]: White's row beside Black's row of (colour, type, square), int32 (768, 2H).
+
+        Indexed by ``64 * (6 * (colour == BLACK) + type - 1) + square``, i.e. by
+        the White-perspective feature: `Position.push` needs one row per change.
+        """
+        white = np.arange(INPUTS)
+        colour_black = white // 384  # 0 White piece, 1 Black piece
+        piece = (white // 64) % 6
+        square = white % 64
+        black = 64 * (6 * (1 - colour_black) + piece) + (square ^ 56)
+        return np.concatenate([self.w1[white], self.w1[black]], axis=1).astype(np.int32)
+
+    @functools.cached_property
+    def head(self) -> tuple[np.ndarray, np.ndarray]:
+        """The output weights laid over [White | Black] for White to move, and for Black to move."""
+        h = self.hidden
+        w2 = self.w2.astype(np.int32)
+        return np.concatenate([w2[h:], w2[:h]]), w2  # index by the bool turn
+
+    def bias(self) -> np.ndarray:
+        b1 = self.b1.astype(np.int32)
+        return np.concatenate([b1, b1])
+
+    def accumulator(self, board: chess.Board) -> np.ndarray:
+        """[White's accumulator | Black's], computed from scratch."""
+        acc = self.bias()
+        rows = self.dual_rows
+        for square, piece in board.piece_map().items():
+            acc += rows[64 * (6 * (not piece.color) + piece.piece_type - 1) + square]
+        return acc
+
+    def score(self, acc: np.ndarray, turn: chess.Color) -> int:
+        """Centipawns for the side to move from the dual accumulator."""
+        total = int(np.dot(np.clip(acc, 0, self.qa), self.head[turn])) + self.b2
+        return total * self.cp_scale // (self.qa * self.qb)
+
+    def evaluate(self, board: chess.Board) -> int:
+        """The net's score for the side to move, from scratch (the reference for the incremental one)."""
+        return self.score(self.accumulator(board), board.turn)
+
+    def evaluate_plain(self, board: chess.Board) -> int:
+        """The same score by the book: each perspective's features summed separately (no dual rows)."""
+        def perspective(colour: chess.Color) -> np.ndarray:
+            acc = self.b1.astype(np.int64).copy()
+            for index in features(board, colour):
+                acc += self.w1[index]
+            return np.clip(acc, 0, self.qa)
+        stm, other = perspective(board.turn), perspective(not board.turn)
+        h = self.hidden
+        total = int(stm @ self.w2[:h].astype(np.int64) + other @ self.w2[h:].astype(np.int64)) + self.b2
+        return total * self.cp_scale // (self.qa * self.qb)
+
+    def to_bytes(self) -> bytes:
+        body = HEADER.pack(MAGIC, VERSION, FEATURES_768, self.hidden, self.qa, self.qb, self.cp_scale, 0)
+        body += self.w1.astype("<i2").tobytes() + self.b1.astype("<i2").tobytes() + self.w2.astype("<i2").tobytes()
+        body += struct.pack("<i", self.b2)
+        return body + struct.pack("<I", zlib.crc32(body))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_bytes(self.to_bytes())
+
+
+def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
+    """Parse and check a net file's bytes; raises NetError naming `name` and the problem."""
+    if len(data) < HEADER.size + 4:
+        raise NetError(f"{name}: truncated ({len(data)} bytes)")
+    magic, version, feature_set, hidden, qa, qb, cp_scale, _ = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise NetError(f"{name}: not a Pawnstorm net (magic {magic!r})")
+    if version != VERSION:
+        raise NetError(f"{name}: unsupported version {version} (this engine reads {VERSION})")
+    if feature_set != FEATURES_768 or not 1 <= hidden <= 4096 or qa == 0 or qb == 0 or cp_scale == 0:
+        raise NetError(f"{name}: unsupported architecture (features {feature_set}, hidden {hidden}, qa {qa}, qb {qb})")
+    expected = HEADER.size + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 4
+    if len(data) != expected:
+        raise NetError(f"{name}: {len(data)} bytes, the header's architecture needs {expected} (truncated or wrong architecture)")
+    (crc,) = struct.unpack_from("<I", data, expected - 4)
+    if zlib.crc32(data[:expected - 4]) != crc:
+        raise NetError(f"{name}: checksum mismatch (corrupt file)")
+    at = HEADER.size
+    w1 = np.frombuffer(data, "<i2", INPUTS * hidden, at).reshape(INPUTS, hidden).astype(np.int16)
+    at += 2 * INPUTS * hidden
+    b1 = np.frombuffer(data, "<i2", hidden, at).astype(np.int16)
+    at += 2 * hidden
+    w2 = np.frombuffer(data, "<i2", 2 * hidden, at).astype(np.int16)
+    at += 4 * hidden
+    (b2,) = struct.unpack_from("<i", data, at)
+    return Net(hidden, qa, qb, cp_scale, w1, b1, w2, b2, name)
+
+
+def load(path: str | Path) -> Net:
+    """Read a net file; raises NetError naming the file and the problem."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise NetError(f"{path}: cannot read ({error.strerror or error})") from None
+    return from_bytes(data, str(path))
+
+
+@functools.lru_cache(maxsize=1)
+def bundled_net() -> Net | None:
+    """The net shipped with the engine, or None if it is missing or unusable (then: classical)."""
+    try:
+        return load(BUNDLED)
+    except NetError:
+        return None

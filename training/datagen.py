@@ -1,0 +1,288 @@
+"""Labelled positions for the NNUE: varied games, quiet positions, Stockfish's scores.
+
+    python -m training.datagen --out data/nnue --workers 2 --seed 1 \
+        --pgn data/stockfish-800.pgn.gz --selfplay-chunks 200
+
+Work is cut into chunks, each a deterministic task with its own output file
+(`<source>-<index>.psd.gz`, format in `training.records`):
+
+* ``sf-NNNN``: `--pgn-games` games of the PGN file (Stockfish self-play, see
+  data/README.md), from ply `--skip-plies` on;
+* ``self-NNNN``: `--chunk-games` games of Pawnstorm against itself at about
+  `--selfplay-nodes` nodes a move, each opened from the bundled book (weighted
+  random choice) followed by 2..6 uniformly random legal moves, so that the
+  games leave the book's well-trodden lines.  Results come from the rules or
+  from adjudication by Pawnstorm's own scores (resign at 1000 cp for 4 plies,
+  draw at <= 10 cp for 12 plies after ply 80, draw at 240 plies).
+
+In a chunk a position is kept if the side to move is not in check and it is
+new to the chunk (key: pieces and side to move, what the features see); it is
+then labelled by Stockfish at a fixed depth from a cleared hash, and dropped
+if Stockfish's best move is a capture or a promotion (the position is not
+quiet: its static score would be a poor target).  The record keeps the
+label and the game result (both for the side to move); the trainer blends them.
+
+A chunk's file is written only when it is complete, under a temporary name
+then renamed, so an interrupted run is resumed by running the same command:
+finished chunks are skipped.  Labels depend only on the position and the
+depth, and games only on the seed and the chunk index, so a chunk's bytes are
+the same whichever worker made it and whenever.  Across chunks duplicates are
+removed when the trainer loads the data.  `provenance.json` beside the chunks
+records the teacher, the limits, the seed and every chunk's counts.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import multiprocessing
+import random
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import chess
+import chess.pgn
+
+from training.records import Record, write_chunk
+from training.teacher import Teacher
+
+RESULT_FOR_WHITE = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}
+MAX_PLIES = 240
+RESIGN_SCORE, RESIGN_PLIES = 1000, 4
+DRAW_SCORE, DRAW_PLIES, DRAW_AFTER = 10, 12, 80
+
+
+@dataclass(frozen=True)
+class Task:
+    """One chunk of work: which games, and where its records go."""
+
+    name: str  # file stem, e.g. "sf-0003"
+    kind: str  # "sf" or "self"
+    index: int
+
+
+@dataclass(frozen=True)
+class Settings:
+    out: Path
+    stockfish: str
+    depth: int
+    seed: int
+    pgn: str | None
+    pgn_games: int
+    skip_plies: int
+    chunk_games: int
+    selfplay_nodes: int
+
+
+# --- where positions come from ---------------------------------------------
+
+def pgn_games(path: str, first: int, count: int) -> list[tuple[list[chess.Board], int]]:
+    """(positions before each move, result for White) of games first..first+count-1."""
+    games = []
+    with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as handle:
+        number = 0
+        while number < first + count:
+            if number < first:
+                if not chess.pgn.skip_game(handle):
+                    break
+                number += 1
+                continue
+            game = chess.pgn.read_game(handle)
+            if game is None:
+                break
+            number += 1
+            result = RESULT_FOR_WHITE.get(game.headers.get("Result", "*"))
+            if result is None:
+                continue
+            board = game.board()
+            boards = []
+            for move in game.mainline_moves():
+                boards.append(board.copy(stack=False))
+                board.push(move)
+            games.append((boards, result))
+    return games
+
+
+def adjudicate(white_scores: list[int], ply: int) -> int | None:
+    """A result for White (2, 1, 0) when the scores say the game is decided."""
+    recent = white_scores[-RESIGN_PLIES:]
+    if len(recent) == RESIGN_PLIES:
+        if all(score >= RESIGN_SCORE for score in recent):
+            return 2
+        if all(score <= -RESIGN_SCORE for score in recent):
+            return 0
+    recent = white_scores[-DRAW_PLIES:]
+    if ply >= DRAW_AFTER and len(recent) == DRAW_PLIES and all(abs(score) <= DRAW_SCORE for score in recent):
+        return 1
+    return None
+
+
+def selfplay_game(rng: random.Random, nodes: int) -> tuple[list[chess.Board], int]:
+    """One Pawnstorm game from a randomised opening: (positions before each searched move, result for White)."""
+    from opening_book import OpeningBook
+    from search.driver import Searcher
+    from search.timeman import Limits
+
+    board = chess.Board()
+    with OpeningBook() as book:
+        while (move := book.choose(board, rng)) is not None:
+            board.push(move)
+    for _ in range(rng.randint(2, 6)):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    searcher = Searcher(hash_mb=4)
+    boards: list[chess.Board] = []
+    white_scores: list[int] = []
+    result: int | None = None
+    while result is None:
+        outcome = board.outcome(claim_draw=True)
+        if outcome is not None:
+            result = 1 if outcome.winner is None else (2 if outcome.winner else 0)
+            break
+        if board.ply() >= MAX_PLIES:
+            result = 1
+            break
+        found = searcher.search(board, Limits(nodes=int(nodes * rng.uniform(0.75, 1.25))))
+        boards.append(board.copy(stack=False))
+        white_scores.append(found.score if board.turn == chess.WHITE else -found.score)
+        assert found.best_move is not None
+        board.push(found.best_move)
+        result = adjudicate(white_scores, board.ply())
+    return boards, result
+
+
+# --- one chunk --------------------------------------------------------------
+
+_teacher: Teacher | None = None
+_settings: Settings | None = None
+
+
+def _start_worker(settings: Settings) -> None:
+    global _teacher, _settings
+    _settings = settings
+    _teacher = Teacher(settings.stockfish, settings.depth)
+
+
+def games_of(task: Task, settings: Settings) -> list[tuple[list[chess.Board], int]]:
+    if task.kind == "sf":
+        assert settings.pgn is not None
+        return pgn_games(settings.pgn, task.index * settings.pgn_games, settings.pgn_games)
+    rng = random.Random(f"pawnstorm-datagen-{settings.seed}-{task.index}")
+    return [selfplay_game(rng, settings.selfplay_nodes) for _ in range(settings.chunk_games)]
+
+
+def run_task(task: Task) -> tuple[str, dict[str, int]]:
+    """Make one chunk file; returns its name and counts."""
+    assert _teacher is not None and _settings is not None
+    counts = {"games": 0, "positions": 0, "in_check": 0, "duplicate": 0, "noisy": 0, "written": 0}
+    seen: set[tuple[int, bytes, bool]] = set()
+    records: list[Record] = []
+    skip = _settings.skip_plies if task.kind == "sf" else 0
+    for boards, white_result in games_of(task, _settings):
+        counts["games"] += 1
+        for board in boards[skip:]:
+            counts["positions"] += 1
+            if board.is_check():
+                counts["in_check"] += 1
+                continue
+            record = Record(board, 0, white_result if board.turn == chess.WHITE else 2 - white_result)
+            if record.identity in seen:
+                counts["duplicate"] += 1
+                continue
+            seen.add(record.identity)
+            label = _teacher.label(board)
+            if label.best_move is None or board.is_capture(label.best_move) or label.best_move.promotion:
+                counts["noisy"] += 1
+                continue
+            records.append(Record(board, label.score, record.result))
+    counts["written"] = write_chunk(_settings.out / f"{task.name}.psd.gz", records)
+    return task.name, counts
+
+
+# --- the run -----------------------------------------------------------------
+
+def plan(settings: Settings, sf_chunks: int, self_chunks: int) -> list[Task]:
+    """All chunks, the two sources interleaved so that a partial run has both."""
+    tasks = []
+    for index in range(max(sf_chunks, self_chunks)):
+        if index < sf_chunks:
+            tasks.append(Task(f"sf-{index:04d}", "sf", index))
+        if index < self_chunks:
+            tasks.append(Task(f"self-{index:04d}", "self", index))
+    return tasks
+
+
+def count_pgn_games(path: str) -> int:
+    with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as handle:
+        return sum(1 for line in handle if line.startswith("[Event "))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("data/nnue"))
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--stockfish", default="/usr/games/stockfish")
+    parser.add_argument("--depth", type=int, default=8, help="teacher's search depth (default 8)")
+    parser.add_argument("--pgn", default=None, help="games whose positions to label (.pgn or .pgn.gz)")
+    parser.add_argument("--pgn-games", type=int, default=200, help="games of the PGN per chunk")
+    parser.add_argument("--skip-plies", type=int, default=8, help="opening plies of PGN games to skip")
+    parser.add_argument("--selfplay-chunks", type=int, default=0)
+    parser.add_argument("--chunk-games", type=int, default=40, help="self-play games per chunk")
+    parser.add_argument("--selfplay-nodes", type=int, default=400)
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+
+    settings = Settings(args.out, args.stockfish, args.depth, args.seed, args.pgn, args.pgn_games,
+                        args.skip_plies, args.chunk_games, args.selfplay_nodes)
+    args.out.mkdir(parents=True, exist_ok=True)
+    sf_chunks = -(-count_pgn_games(args.pgn) // args.pgn_games) if args.pgn else 0
+    tasks = plan(settings, sf_chunks, args.selfplay_chunks)
+    provenance_path = args.out / "provenance.json"
+    provenance = json.loads(provenance_path.read_text()) if provenance_path.exists() else {"chunks": {}}
+    pending = [task for task in tasks if not (args.out / f"{task.name}.psd.gz").exists()]
+    probe = Teacher(args.stockfish, args.depth)
+    teacher_name = probe.name
+    probe.close()
+    provenance.update({
+        "teacher": teacher_name,
+        "limit": f"depth {args.depth}, Threads 1, Hash 1 MB, hash cleared before every position",
+        "seed": args.seed,
+        "pgn": args.pgn,
+        "pgn_games_per_chunk": args.pgn_games,
+        "skip_plies": args.skip_plies,
+        "selfplay": {"games_per_chunk": args.chunk_games, "nodes": args.selfplay_nodes,
+                     "opening": "bundled book (weighted random), then 2..6 random legal moves"},
+        "command": "python -m training.datagen " + " ".join(argv if argv is not None else sys.argv[1:]),
+    })
+
+    def save() -> None:
+        provenance["total_written"] = sum(chunk["written"] for chunk in provenance["chunks"].values())
+        provenance["chunks"] = dict(sorted(provenance["chunks"].items()))
+        provenance_path.write_text(json.dumps(provenance, indent=1) + "\n")
+
+    save()
+    print(f"{len(tasks)} chunks planned, {len(tasks) - len(pending)} done, {len(pending)} to make", file=sys.stderr)
+    try:
+        from tqdm import tqdm
+    except ImportError:  # the bar is a comfort, not a requirement
+        tqdm = None
+    bar = tqdm(total=len(pending), unit="chunk", disable=args.no_progress) if tqdm else None
+    with multiprocessing.Pool(args.workers, initializer=_start_worker, initargs=(settings,)) as pool:
+        for name, counts in pool.imap_unordered(run_task, pending):
+            provenance["chunks"][name] = counts
+            save()
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(positions=provenance["total_written"])
+    if bar is not None:
+        bar.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

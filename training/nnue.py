@@ -1,0 +1,267 @@
+"""Train the NNUE (`eval.nnue`) from labelled positions (`training.datagen`).
+
+    python -m training.nnue --data data/nnue --out eval/default.nnue \
+        --hidden 128 --epochs 12 --seed 1
+
+numpy + scipy on the CPU: the input layer is a sparse (positions x 768)
+matrix per perspective, so a batch costs two sparse-dense products forward
+and two backward.
+
+Target, in win-probability space: ``LAMBDA * sigmoid(score / K) + (1 - LAMBDA) * result``
+with ``result`` 1 / 0.5 / 0 for the side to move, the teacher's score clamped
+to +-SCORE_CLAMP, LAMBDA = 0.75 (mostly the teacher, whose label is exact for
+the position; the game result corrects the teacher's horizon) and K = 400 cp.
+The loss is the mean squared error between that target and
+``sigmoid(cp / K)`` of the net's own output (cp = output * CP_SCALE), so the
+net speaks centipawns on the teacher's scale.
+
+Duplicates across chunk files are dropped on loading (key: pieces and side
+to move).  A fixed share of positions (by a hash of the key, so the split does
+not depend on file order) is held out; its loss is printed every epoch.  The
+float net is quantised to integers (`eval.nnue` format); the quantisation
+error on the held-out positions is printed at the end.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse
+
+from eval.nnue import INPUTS, Net
+from training.records import HEADER, RECORD_SIZE, DataFormatError, read_raw
+
+K = 400.0
+LAMBDA = 0.75
+SCORE_CLAMP = 3000
+CP_SCALE = 400
+QA, QB = 255, 256
+
+RECORD_DTYPE = np.dtype([("occupied", "<u8"), ("pieces", "u1", 16), ("score", "<i2"), ("result", "u1"),
+                         ("turn", "u1"), ("fullmove", "<u2"), ("halfmove", "u1"), ("flags", "u1")])
+assert RECORD_DTYPE.itemsize == RECORD_SIZE
+
+
+# --- data ---------------------------------------------------------------------
+
+def load_records(paths: list[Path]) -> np.ndarray:
+    """All records of the chunk files, de-duplicated (first occurrence kept)."""
+    arrays = [np.frombuffer(read_raw(path), RECORD_DTYPE) for path in paths]
+    if not arrays:
+        raise DataFormatError("no chunk files")
+    records = np.concatenate(arrays)
+    identity = np.zeros(len(records), dtype=[("occupied", "<u8"), ("pieces", "u1", 16), ("turn", "u1")])
+    for name in identity.dtype.names:
+        identity[name] = records[name]
+    _, first = np.unique(identity, return_index=True)
+    return records[np.sort(first)]
+
+
+def piece_codes(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, occupied): (N, 64) piece code per square (-1 empty) and the (N, 64) occupancy."""
+    bits = ((records["occupied"][:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    nibbles = np.empty((len(records), 32), dtype=np.int8)
+    nibbles[:, 0::2] = records["pieces"] & 15
+    nibbles[:, 1::2] = records["pieces"] >> 4
+    rank = np.cumsum(bits, axis=1) - 1  # index of each occupied square's nibble
+    codes = np.take_along_axis(nibbles, np.clip(rank, 0, 31), axis=1).astype(np.int16)
+    codes[~bits] = -1
+    return codes, bits
+
+
+def feature_matrices(records: np.ndarray) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
+    """Sparse inputs of the side to move's and the other side's perspective (N x 768 each)."""
+    codes, bits = piece_codes(records)
+    n = len(records)
+    rows, squares = np.nonzero(bits)
+    code = codes[rows, squares]
+    colour_black = code // 6  # 0 White piece
+    piece = code % 6
+    black_to_move = records["turn"][rows].astype(np.int16)
+    # Perspective p (0 White, 1 Black): own pieces first, square flipped for Black.
+    matrices = []
+    for perspective_is_stm in (True, False):
+        perspective = black_to_move if perspective_is_stm else 1 - black_to_move
+        index = 64 * (6 * (colour_black != perspective) + piece) + np.where(perspective == 1, squares ^ 56, squares)
+        data = np.ones(len(rows), dtype=np.float32)
+        matrices.append(scipy.sparse.csr_matrix((data, (rows, index)), shape=(n, INPUTS)))
+    return matrices[0], matrices[1]
+
+
+def targets(records: np.ndarray) -> np.ndarray:
+    score = np.clip(records["score"].astype(np.float64), -SCORE_CLAMP, SCORE_CLAMP)
+    result = records["result"] / 2.0
+    return (LAMBDA / (1 + np.exp(-score / K)) + (1 - LAMBDA) * result).astype(np.float32)
+
+
+def holdout_mask(records: np.ndarray, share: float) -> np.ndarray:
+    """Positions held out for validation, chosen by a hash of the position (not by file order)."""
+    mixed = (records["occupied"] * np.uint64(0x9E3779B97F4A7C15)) ^ records["pieces"][:, :8].copy().view("<u8")[:, 0]
+    mixed ^= records["turn"].astype(np.uint64)
+    return (mixed % np.uint64(10_000)) < np.uint64(share * 10_000)
+
+
+# --- the float net -----------------------------------------------------------
+
+class FloatNet:
+    """768 -> H x 2 -> 1 in float32, with Adam."""
+
+    def __init__(self, hidden: int, rng: np.random.Generator) -> None:
+        self.params = {
+            "w1": (rng.standard_normal((INPUTS, hidden)) * 0.05).astype(np.float32),
+            "b1": np.full(hidden, 0.1, dtype=np.float32),
+            "w2": (rng.standard_normal(2 * hidden) * 0.05).astype(np.float32),
+            "b2": np.zeros(1, dtype=np.float32),
+        }
+        self.moments = {key: (np.zeros_like(value), np.zeros_like(value)) for key, value in self.params.items()}
+        self.steps = 0
+
+    @property
+    def hidden(self) -> int:
+        return self.params["b1"].shape[0]
+
+    def forward(self, stm, other) -> tuple[np.ndarray, tuple]:
+        """Output in units of CP_SCALE centipawns, and what backward needs."""
+        p = self.params
+        h_stm = stm @ p["w1"] + p["b1"]
+        h_other = other @ p["w1"] + p["b1"]
+        a = np.concatenate([np.clip(h_stm, 0, 1), np.clip(h_other, 0, 1)], axis=1)
+        return a @ p["w2"] + p["b2"][0], (stm, other, h_stm, h_other, a)
+
+    def loss_and_grads(self, stm, other, target: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+        out, (stm, other, h_stm, h_other, a) = self.forward(stm, other)
+        prob = 1 / (1 + np.exp(-out * (CP_SCALE / K)))
+        diff = prob - target
+        loss = float(np.mean(diff * diff))
+        g_out = (2 / len(target)) * diff * prob * (1 - prob) * (CP_SCALE / K)
+        p = self.params
+        h = self.hidden
+        g_a = np.outer(g_out, p["w2"])
+        g_stm = g_a[:, :h] * ((h_stm > 0) & (h_stm < 1))
+        g_other = g_a[:, h:] * ((h_other > 0) & (h_other < 1))
+        grads = {
+            "w2": a.T @ g_out,
+            "b2": np.array([g_out.sum()], dtype=np.float32),
+            "w1": np.asarray(stm.T @ g_stm + other.T @ g_other, dtype=np.float32),
+            "b1": (g_stm.sum(axis=0) + g_other.sum(axis=0)).astype(np.float32),
+        }
+        return loss, grads
+
+    def loss(self, stm, other, target: np.ndarray, batch: int = 65536) -> float:
+        total = 0.0
+        for start in range(0, len(target), batch):
+            out, _ = self.forward(stm[start:start + batch], other[start:start + batch])
+            prob = 1 / (1 + np.exp(-out * (CP_SCALE / K)))
+            total += float(np.sum((prob - target[start:start + batch]) ** 2))
+        return total / len(target)
+
+    def adam(self, grads: dict[str, np.ndarray], lr: float, beta1: float = 0.9, beta2: float = 0.999) -> None:
+        self.steps += 1
+        for key, grad in grads.items():
+            m, v = self.moments[key]
+            m *= beta1
+            m += (1 - beta1) * grad
+            v *= beta2
+            v += (1 - beta2) * grad * grad
+            m_hat = m / (1 - beta1 ** self.steps)
+            v_hat = v / (1 - beta2 ** self.steps)
+            self.params[key] -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+        # Keep the quantised weights within int16.
+        np.clip(self.params["w1"], -32767 / QA, 32767 / QA, out=self.params["w1"])
+        np.clip(self.params["w2"], -32767 / QB, 32767 / QB, out=self.params["w2"])
+
+    def cp(self, stm, other) -> np.ndarray:
+        return self.forward(stm, other)[0] * CP_SCALE
+
+
+def quantise(net: FloatNet, name: str = "<trained>") -> Net:
+    p = net.params
+    return Net(
+        hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE,
+        w1=np.round(p["w1"] * QA).astype(np.int16), b1=np.round(p["b1"] * QA).astype(np.int16),
+        w2=np.round(p["w2"] * QB).astype(np.int16), b2=int(round(float(p["b2"][0]) * QA * QB)), name=name,
+    )
+
+
+def quantised_cp(net: Net, stm, other) -> np.ndarray:
+    """The integer net's centipawns on a batch (the engine's arithmetic, vectorised)."""
+    w1 = net.w1.astype(np.int64)
+    a_stm = np.clip(stm.astype(np.int64) @ w1 + net.b1, 0, net.qa)
+    a_other = np.clip(other.astype(np.int64) @ w1 + net.b1, 0, net.qa)
+    h = net.hidden
+    total = a_stm @ net.w2[:h].astype(np.int64) + a_other @ net.w2[h:].astype(np.int64) + net.b2
+    return total * net.cp_scale // (net.qa * net.qb)
+
+
+# --- the run ------------------------------------------------------------------
+
+def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, seed: int,
+          holdout: float = 0.05, progress: bool = True, log=print) -> tuple[FloatNet, dict[str, float]]:
+    rng = np.random.default_rng(seed)
+    held = holdout_mask(records, holdout)
+    stm, other = feature_matrices(records)
+    target = targets(records)
+    train_idx, valid_idx = np.nonzero(~held)[0], np.nonzero(held)[0]
+    v_stm, v_other, v_target = stm[valid_idx], other[valid_idx], target[valid_idx]
+    net = FloatNet(hidden, rng)
+    stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        tqdm = None
+    for epoch in range(1, epochs + 1):
+        order = rng.permutation(train_idx)
+        rate = lr * (0.3 if epoch > epochs * 0.75 else 1.0)
+        batches = range(0, len(order), batch)
+        bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", leave=False) if (tqdm and progress) else batches
+        total = 0.0
+        for start in bar:
+            chosen = order[start:start + batch]
+            loss, grads = net.loss_and_grads(stm[chosen], other[chosen], target[chosen])
+            net.adam(grads, rate)
+            total += loss * len(chosen)
+        valid = net.loss(v_stm, v_other, v_target) if len(valid_idx) else float("nan")
+        log(f"epoch {epoch}: train loss {total / len(order):.6f}  valid loss {valid:.6f}")
+        stats[f"valid_{epoch}"] = valid
+    stats["valid_loss"] = stats.get(f"valid_{epochs}", float("nan"))
+    return net, stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=Path("data/nnue"))
+    parser.add_argument("--out", type=Path, default=Path("eval/default.nnue"))
+    parser.add_argument("--hidden", type=int, default=128)
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--holdout", type=float, default=0.05)
+    args = parser.parse_args(argv)
+
+    started = time.time()
+    paths = sorted(args.data.glob("*.psd.gz"))
+    try:
+        records = load_records(paths)
+    except DataFormatError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"{len(records)} distinct positions from {len(paths)} files", file=sys.stderr)
+    net, stats = train(records, args.hidden, args.epochs, args.batch, args.lr, args.seed, args.holdout,
+                       log=lambda line: print(line, file=sys.stderr))
+    quantised = quantise(net, str(args.out))
+    held = holdout_mask(records, args.holdout)
+    stm, other = feature_matrices(records[held])
+    error = np.abs(net.cp(stm, other) - quantised_cp(quantised, stm, other))
+    print(f"quantisation error on {held.sum()} held-out positions: mean {error.mean():.2f} cp, max {error.max():.1f} cp",
+          file=sys.stderr)
+    quantised.save(args.out)
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes) in {time.time() - started:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
