@@ -56,6 +56,11 @@ FEATURES_768 = 1
 INPUTS = 768
 HEADER = struct.Struct("<4sHHHHHHH")
 BUNDLED = Path(__file__).with_name("default.nnue")
+#: Whether the engine searches with the bundled net unless told otherwise
+#: (`Use NNUE`'s default).  Off until a net beats the classical evaluation in
+#: games: the first net (437k positions) lost its first 5 games of 5 at 10+0.1
+#: (docs/nnue.md).
+USE_NNUE_DEFAULT = False
 
 
 class NetError(ValueError):
@@ -188,6 +193,11 @@ def load(path: str | Path) -> Net:
     except OSError as error:
         raise NetError(f"{path}: cannot read ({error.strerror or error})") from None
     return from_bytes(data, str(path))
+
+
+def default_net() -> Net | None:
+    """What the engine searches with by default: the bundled net if `USE_NNUE_DEFAULT`, else None (classical)."""
+    return bundled_net() if USE_NNUE_DEFAULT else None
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,18 +1,20 @@
 """Slow but obviously correct reference searches, to check the fast ones against."""
 from __future__ import annotations
 
+from typing import Callable
+
 import chess
 
 from eval import evaluate
 from search.position import MATE
 
 
-def minimax(board: chess.Board, depth: int, ply: int = 0) -> int:
+def minimax(board: chess.Board, depth: int, ply: int = 0, evaluate: Callable[[chess.Board], int] = evaluate) -> int:
     """Plain negamax minimax with the engine's rules for leaves and terminals.
 
     Same conventions as the engine's exact mode: draws (fifty-move rule,
     repetition) scored 0 below the root, static evaluation at the horizon,
-    mate scored as MATE - plies.
+    mate scored as MATE - plies.  `evaluate` scores the leaves (classical by default).
     """
     if ply > 0:
         if board.halfmove_clock >= 100 and not board.is_checkmate():
@@ -27,6 +29,6 @@ def minimax(board: chess.Board, depth: int, ply: int = 0) -> int:
     best = -MATE - 1
     for move in moves:
         board.push(move)
-        best = max(best, -minimax(board, depth - 1, ply + 1))
+        best = max(best, -minimax(board, depth - 1, ply + 1, evaluate))
         board.pop()
     return best

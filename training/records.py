@@ -120,8 +120,9 @@ def write_chunk(path: Path, records: Iterable[Record]) -> int:
     header = HEADER.pack(MAGIC, VERSION, RECORD_SIZE, count, zlib.crc32(body))
     path = Path(path)
     partial = path.with_name(path.name + ".part")
-    # mtime=0: the same records give the same bytes, whenever they are written.
-    with open(partial, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as out:
+    # mtime=0 (and gzip's stored name, the temporary one): the same records
+    # under the same name give the same bytes, whenever they are written.
+    with open(partial, "wb") as raw, gzip.GzipFile(partial.name, "wb", 9, raw, mtime=0) as out:
         out.write(header + body)
     partial.replace(path)
     return count

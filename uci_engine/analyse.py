@@ -13,7 +13,7 @@ import sys
 
 import chess
 
-from eval.nnue import bundled_net
+from eval.nnue import default_net
 from search.driver import Iteration, Searcher
 from search.timeman import Limits
 from search.tt import EXACT, LOWER
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
               f"{bound_text(iteration, board.turn)}  nodes {iteration.nodes:>9d}  "
               f"time {iteration.time_ms / 1000:6.2f}s  {pv_san(board, iteration.pv)}", file=out, flush=True)
 
-    result, reports = analysis_search(Searcher(args.hash, net=bundled_net()), board, limits, multipv=wanted, on_iteration=show)
+    result, reports = analysis_search(Searcher(args.hash, net=default_net()), board, limits, multipv=wanted, on_iteration=show)
     lines = final_lines(reports, wanted)
     print("", file=out)
     print(f"Final (depth {lines[0].depth if lines else 0}, {result.nodes} nodes, "

@@ -46,7 +46,7 @@ from pathlib import Path
 import chess
 import chess.pgn
 
-from eval.nnue import bundled_net
+from eval.nnue import default_net
 from search.driver import Searcher
 from search.position import MATE
 from search.timeman import Limits
@@ -305,7 +305,7 @@ def run(args: argparse.Namespace) -> int:
     positions = sum(1 + len(list(game.mainline_moves())) for game in games)
     print(f"annotate: {len(games)} game{'s' if len(games) > 1 else ''}, {positions} positions, "
           f"{describe_limits(limits)} each", file=sys.stderr)
-    searcher = Searcher(args.hash, net=bundled_net())
+    searcher = Searcher(args.hash, net=default_net())
     bar = ProgressBar(positions, "annotate ", enabled=args.progress)
     reports = []
     for game in games:

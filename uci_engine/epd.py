@@ -17,7 +17,7 @@ import time
 
 import chess
 
-from eval.nnue import bundled_net
+from eval.nnue import default_net
 from search.driver import Searcher
 from search.timeman import Limits
 from uci_engine.cli_support import (ProgressBar, add_limit_options, analysis_search, describe_limits,
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         print(problem, file=sys.stderr)
     print(f"{args.file}: {len(entries)} positions, {describe_limits(limits)} each", flush=True)
 
-    searcher = Searcher(args.hash, net=bundled_net())
+    searcher = Searcher(args.hash, net=default_net())
     bar = ProgressBar(len(entries), "epd ", enabled=args.progress)
     bar.draw()
     solved = 0

@@ -47,7 +47,7 @@ class UciEngine:
         #: The net `EvalFile` names (kept when a new file fails to load);
         #: searched with while `Use NNUE` is on.
         self._net: Net | None = bundled_net()
-        self.searcher = Searcher(16, net=self._net)
+        self.searcher = Searcher(16, net=self._net if nnue.USE_NNUE_DEFAULT else None)
         self.rng = random.Random()
         self._book: OpeningBook | None = None
         self._book_checked = False
@@ -76,7 +76,7 @@ class UciEngine:
         self.options.add(Option("GaviotaTbPath", "string", NO_TABLEBASES), self._on_gaviota_path)
         self.options.add(Option("SyzygyProbeLimit", "spin", 7, 0, 7), self._on_probe_limit)
         self.options.add(Option("EvalFile", "string", BUNDLED_NET), self._on_eval_file)
-        self.options.add(Option("Use NNUE", "check", True), self._on_use_nnue)
+        self.options.add(Option("Use NNUE", "check", nnue.USE_NNUE_DEFAULT), self._on_use_nnue)
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
             "uci": self.cmd_uci,
             "isready": lambda _: self.out.send("readyok"),

@@ -1,0 +1,176 @@
+"""The learned evaluation: net file, incremental accumulators, symmetry, the search, the UCI options."""
+from __future__ import annotations
+
+import random
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from eval import nnue
+from eval.nnue import INPUTS, Net, NetError, bundled_net
+from search.driver import Searcher
+from search.features import Features
+from search.position import Position
+from search.timeman import Limits
+from tests.reference import minimax
+from tests.strategies import boards
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def random_net(hidden: int = 16, seed: int = 0) -> Net:
+    """A net with random weights large enough that every clip and sign matters."""
+    rng = np.random.default_rng(seed)
+    return Net(hidden, 255, 64, 400,
+               rng.integers(-300, 300, (INPUTS, hidden), dtype=np.int16),
+               rng.integers(-100, 400, hidden, dtype=np.int16),
+               rng.integers(-200, 200, 2 * hidden, dtype=np.int16), int(rng.integers(-5000, 5000)))
+
+
+NETS = [random_net(), bundled_net()]
+
+
+def test_bundled_net_ships_and_loads() -> None:
+    net = bundled_net()
+    assert net is not None, "eval/default.nnue is missing or invalid"
+    assert nnue.BUNDLED.stat().st_size < 10_000_000
+    # Sane on the start position: near equal, and a queen up is a big advantage.
+    assert abs(net.evaluate(chess.Board())) < 100
+    assert net.evaluate(chess.Board("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")) > 500
+
+
+@pytest.mark.parametrize("chess960", [False, True])
+@pytest.mark.parametrize("net_index", [0, 1])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: int, seed: int) -> None:
+    """After every move of a random game (castling, ep, promotions, null moves) the
+    incremental accumulators equal the from-scratch sum, and so does the score."""
+    net = NETS[net_index]
+    rng = random.Random(seed)
+    board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
+    pos = Position(board, net)
+    for _ in range(rng.randrange(40, 160)):
+        moves = list(pos.board.legal_moves)
+        if not moves:
+            break
+        # Prefer the moves that touch more than two features.
+        special = [m for m in moves if pos.board.is_castling(m) or pos.board.is_capture(m) or m.promotion]
+        move = rng.choice(special if special and rng.random() < 0.5 else moves)
+        if rng.random() < 0.1 and not pos.board.is_check():
+            pos.push_null()
+            assert np.array_equal(pos.acc, net.accumulator(pos.board))
+            pos.pop()
+        pos.push(move)
+        assert np.array_equal(pos.acc, net.accumulator(pos.board)), pos.board.fen()
+        assert pos.evaluate() == net.evaluate(pos.board) == net.evaluate_plain(pos.board)
+    while pos.board.move_stack:
+        pos.pop()
+        assert np.array_equal(pos.acc, net.accumulator(pos.board))
+
+
+@pytest.mark.parametrize("net_index", [0, 1])
+@settings(max_examples=30, deadline=None)
+@given(board=boards())
+def test_mirrored_position_scores_the_same(net_index: int, board: chess.Board) -> None:
+    """Board flipped, colours and side to move swapped: the same score for the side to move."""
+    net = NETS[net_index]
+    assert net.evaluate(board) == net.evaluate(board.mirror())
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(board=boards(), depth=st.integers(min_value=1, max_value=2))
+def test_exact_search_with_the_net_equals_minimax(board: chess.Board, depth: int) -> None:
+    net = NETS[1]
+    result = Searcher(1, Features.exact(), net=net).search(board, Limits(depth=depth))
+    assert result.score == minimax(board, depth, evaluate=net.evaluate)
+
+
+def test_net_round_trips_through_its_file(tmp_path: Path) -> None:
+    net = random_net(8, seed=3)
+    path = tmp_path / "a.nnue"
+    net.save(path)
+    loaded = nnue.load(path)
+    for board in (chess.Board(), chess.Board("8/5k2/8/3P4/8/8/2K5/8 b - - 0 1")):
+        assert loaded.evaluate(board) == net.evaluate(board)
+
+
+def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    good = random_net(8).to_bytes()
+    cases = {
+        "missing": (b"", "cannot read"),
+        "truncated": (good[:-100], "truncated"),
+        "corrupt": (good[:200] + bytes([good[200] ^ 1]) + good[201:], "checksum"),
+        "wrong architecture": (good[:8] + struct.pack("<H", 9) + good[10:], "architecture"),
+        "not a net": (b"# not a net at all, just some text" * 10, "not a Pawnstorm net"),
+    }
+    files = {}
+    for name, (data, problem) in cases.items():
+        path = tmp_path / f"{name.replace(' ', '_')}.nnue"
+        if name != "missing":
+            path.write_bytes(data)
+        files[name] = (path, problem)
+    return files
+
+
+def test_bad_net_files_are_refused_with_the_reason(tmp_path: Path) -> None:
+    for name, (path, problem) in _bad_files(tmp_path).items():
+        with pytest.raises(NetError, match=problem) as caught:
+            nnue.load(path)
+        assert str(path) in str(caught.value), name
+
+
+def _uci(commands: list[str]) -> list[str]:
+    done = subprocess.run([sys.executable, "-m", "uci_engine"], input="\n".join(commands + ["quit"]) + "\n",
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_uci_bad_eval_files_keep_the_net_and_the_engine_serving(tmp_path: Path) -> None:
+    commands = ["uci"]
+    for path, _ in _bad_files(tmp_path).values():
+        commands += [f"setoption name EvalFile value {path}", "isready", "position startpos moves e2e4", "go depth 2"]
+    lines = _uci(commands)
+    refusals = [line for line in lines if line.startswith("info string EvalFile not loaded")]
+    assert len(refusals) == 5
+    for (path, problem), line in zip(_bad_files(tmp_path).values(), refusals):
+        assert str(path) in line and problem in line and "keeping the previous net" in line
+    assert lines.count("readyok") == 5
+    moves = [line.split()[1] for line in lines if line.startswith("bestmove")]
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert len(moves) == 5 and all(chess.Move.from_uci(move) in board.legal_moves for move in moves)
+
+
+def test_uci_options_switch_and_load_nets(tmp_path: Path) -> None:
+    custom = tmp_path / "custom.nnue"
+    random_net(8, seed=5).save(custom)
+    board = chess.Board()
+    lines = _uci(["uci", "setoption name Use NNUE value true", "eval", "setoption name Use NNUE value false", "eval",
+                  f"setoption name EvalFile value {custom}", "setoption name Use NNUE value true", "eval"])
+    assert "option name EvalFile type string default <bundled>" in lines
+    assert f"option name Use NNUE type check default {str(nnue.USE_NNUE_DEFAULT).lower()}" in lines
+    nnue_lines = [line for line in lines if line.startswith("NNUE evaluation:")]
+    assert len(nnue_lines) == 3
+    assert "in use" in nnue_lines[0] and "not in use" in nnue_lines[1] and "in use" in nnue_lines[2]
+    expected = random_net(8, seed=5).evaluate(board)
+    assert f"{expected / 100:+.2f} (side to move)" in nnue_lines[2]
+    assert any(line.startswith("info string NNUE evaluation using") and str(custom) in line for line in lines)
+    assert any(line.startswith("Final evaluation:") for line in lines)  # the classical terms are still shown
+
+
+def test_search_score_comes_from_the_chosen_evaluation() -> None:
+    """Use NNUE on and off give the depth-1 score of the net and of the classical evaluation."""
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    net = bundled_net()
+    exact = Features.exact()
+    assert Searcher(1, exact, net=net).search(board, Limits(depth=1)).score == minimax(board, 1, evaluate=net.evaluate)
+    assert Searcher(1, exact).search(board, Limits(depth=1)).score == minimax(board, 1)
