@@ -96,6 +96,17 @@ def test_executable_speaks_uci(executable: Path, tmp_path: Path) -> None:
                     f"{sorted(m.uci() for m in book_moves)}: is default.bin bundled?\n{engine.context()}"
                 )
 
+        # The bundled net (and numpy) must be inside the executable too.
+        engine.send("setoption name Use NNUE value true")
+        engine.send("eval")
+        line, _ = engine.expect("NNUE evaluation:")
+        assert "in use" in line and "not in use" not in line, f"the bundled net did not load:\n{engine.context()}"
+        engine.send("position startpos moves e2e4")
+        engine.send("go depth 3")
+        board = chess.Board()
+        board.push_uci("e2e4")
+        engine.bestmove(board)
+
         engine.send("quit")
         code = engine.wait_exit()
         assert code == 0, f"engine exited with {code} after 'quit'\n{engine.context()}"
