@@ -67,19 +67,6 @@ class NetError(ValueError):
     """A net file that cannot be used; the message names the file and the problem."""
 
 
-def feature(perspective: chess.Color, color: chess.Color, piece_type: int, square: int) -> int:
-    """Index of a piece on a square among one perspective's 768 inputs."""
-    if perspective == chess.BLACK:
-        square ^= 56
-    return 64 * (6 * (color != perspective) + piece_type - 1) + square
-
-
-def features(board: chess.Board, perspective: chess.Color) -> list[int]:
-    """The active features of one perspective, from scratch."""
-    return [feature(perspective, piece.color, piece.piece_type, square)
-            for square, piece in board.piece_map().items()]
-
-
 @dataclass(frozen=True)
 class Net:
     """A quantised net, ready for incremental inference."""
@@ -135,18 +122,6 @@ class Net:
     def evaluate(self, board: chess.Board) -> int:
         """The net's score for the side to move, from scratch (the reference for the incremental one)."""
         return self.score(self.accumulator(board), board.turn)
-
-    def evaluate_plain(self, board: chess.Board) -> int:
-        """The same score by the book: each perspective's features summed separately (no dual rows)."""
-        def perspective(colour: chess.Color) -> np.ndarray:
-            acc = self.b1.astype(np.int64).copy()
-            for index in features(board, colour):
-                acc += self.w1[index]
-            return np.clip(acc, 0, self.qa)
-        stm, other = perspective(board.turn), perspective(not board.turn)
-        h = self.hidden
-        total = int(stm @ self.w2[:h].astype(np.int64) + other @ self.w2[h:].astype(np.int64)) + self.b2
-        return total * self.cp_scale // (self.qa * self.qb)
 
     def to_bytes(self) -> bytes:
         body = HEADER.pack(MAGIC, VERSION, FEATURES_768, self.hidden, self.qa, self.qb, self.cp_scale, 0)

@@ -37,6 +37,26 @@ def random_net(hidden: int = 16, seed: int = 0) -> Net:
 NETS = [random_net(), bundled_net()]
 
 
+def feature(perspective: chess.Color, color: chess.Color, piece_type: int, square: int) -> int:
+    """Index of a piece on a square among one perspective's 768 inputs (the module docstring's formula)."""
+    if perspective == chess.BLACK:
+        square ^= 56
+    return 64 * (6 * (color != perspective) + piece_type - 1) + square
+
+
+def evaluate_plain(net: Net, board: chess.Board) -> int:
+    """The net's score by the book: each perspective's features summed separately (no dual rows)."""
+    def perspective(colour: chess.Color) -> np.ndarray:
+        acc = net.b1.astype(np.int64).copy()
+        for square, piece in board.piece_map().items():
+            acc += net.w1[feature(colour, piece.color, piece.piece_type, square)]
+        return np.clip(acc, 0, net.qa)
+    stm, other = perspective(board.turn), perspective(not board.turn)
+    h = net.hidden
+    total = int(stm @ net.w2[:h].astype(np.int64) + other @ net.w2[h:].astype(np.int64)) + net.b2
+    return total * net.cp_scale // (net.qa * net.qb)
+
+
 def test_bundled_net_ships_and_loads() -> None:
     net = bundled_net()
     assert net is not None, "eval/default.nnue is missing or invalid"
@@ -70,7 +90,7 @@ def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: 
             pos.pop()
         pos.push(move)
         assert np.array_equal(pos.acc, net.accumulator(pos.board)), pos.board.fen()
-        assert pos.evaluate() == net.evaluate(pos.board) == net.evaluate_plain(pos.board)
+        assert pos.evaluate() == net.evaluate(pos.board) == evaluate_plain(net, pos.board)
     while pos.board.move_stack:
         pos.pop()
         assert np.array_equal(pos.acc, net.accumulator(pos.board))

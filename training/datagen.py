@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import io
 import json
 import multiprocessing
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TextIO
 
 import chess
 import chess.pgn
@@ -78,10 +78,15 @@ class Settings:
 
 # --- where positions come from ---------------------------------------------
 
+def open_pgn(path: str) -> TextIO:
+    """A PGN file as text, gunzipped when its name ends in .gz."""
+    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+
+
 def pgn_games(path: str, first: int, count: int) -> list[tuple[list[chess.Board], int]]:
     """(positions before each move, result for White) of games first..first+count-1."""
     games = []
-    with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as handle:
+    with open_pgn(path) as handle:
         number = 0
         while number < first + count:
             if number < first:
@@ -198,7 +203,7 @@ def run_task(task: Task) -> tuple[str, dict[str, int]]:
             if label.best_move is None or board.is_capture(label.best_move) or label.best_move.promotion:
                 counts["noisy"] += 1
                 continue
-            records.append(Record(board, label.score, record.result))
+            records.append(replace(record, score=label.score))
     counts["written"] = write_chunk(_settings.out / f"{task.name}.psd.gz", records)
     return task.name, counts
 
@@ -217,7 +222,7 @@ def plan(settings: Settings, sf_chunks: int, self_chunks: int) -> list[Task]:
 
 
 def count_pgn_games(path: str) -> int:
-    with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as handle:
+    with open_pgn(path) as handle:
         return sum(1 for line in handle if line.startswith("[Event "))
 
 

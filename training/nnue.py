@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse
 
 from eval.nnue import INPUTS, Net
-from training.records import HEADER, RECORD_SIZE, DataFormatError, read_raw
+from training.records import RECORD_SIZE, DataFormatError, read_raw
 
 K = 400.0
 LAMBDA = 0.75

@@ -18,6 +18,7 @@ import sys
 
 import chess
 
+from eval.nnue import default_net
 from uci_engine import analyse, annotate, epd
 from uci_engine.position_cmd import board_from_fen
 from uci_engine.protocol import UciEngine
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{args.command}: interrupted", file=sys.stderr)
             return 130
     if args.command == "bench":
-        bench(max(1, args.depth))
+        bench(max(1, args.depth), net=default_net())
     elif args.command == "perft":
         board = board_from_fen(args.fen)
         if isinstance(board, str):

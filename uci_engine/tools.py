@@ -7,7 +7,7 @@ from typing import Callable
 import chess
 import chess.polyglot
 
-from eval.nnue import Net, default_net
+from eval.nnue import Net
 from search.driver import Searcher
 from search.timeman import Limits
 
@@ -61,18 +61,14 @@ DEFAULT_BENCH_DEPTH = 5
 
 
 def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = 16, emit: Callable[[str], None] = print,
-          net: Net | None | str = "default") -> tuple[int, float]:
+          net: Net | None = None) -> tuple[int, float]:
     """Search every bench position to `depth` from a clean table; (nodes, seconds).
 
-    `net` is the evaluation: "default" (as the engine plays by default),
-    a loaded `Net`, or None for the classical evaluation.
+    `net` is the evaluation to search with (None: the classical one).
 
     A fresh `Searcher` per position keeps the node count independent of
     position order and of anything searched before, so it is reproducible.
     """
-    if net == "default":
-        net = default_net()
-    assert not isinstance(net, str)
     total_nodes = 0
     start = time.perf_counter()
     for index, fen in enumerate(BENCH_FENS, 1):
