@@ -11,6 +11,13 @@ Architecture ("768 -> H x 2 -> 1"):
 * Head: the side to move's accumulator, then the other's, each clipped to
   [0, QA] (clipped ReLU), dotted with w2 (2H), plus b2; the integer sum times
   ``CP_SCALE / (QA * QB)`` is the score in centipawns for the side to move.
+* Base (version 2): with ``base = 1`` the classical evaluation
+  (`eval.evaluate`) is added to the head, so the net learns a correction to
+  it.  Why: with half a million labelled positions a net that must learn
+  everything from zero is noisy wherever its data is thin (version-1 nets
+  lost heavily in games, docs/nnue.md); a residual net with weight decay
+  falls back to the classical score there, and the search's incremental
+  material and placement sums make the base almost free.
 
 Because the features are relative to the side to move, a position and its
 colour-mirrored twin get exactly the same score.
@@ -27,12 +34,13 @@ costs more per evaluation than numpy's call overhead.
 Net file format (``.nnue``, little-endian), nothing executed on load:
 
     magic        4 bytes  b"PSNN"
-    version      u16      1
+    version      u16      1 or 2
     features     u16      1 = 768 piece-square features
     hidden       u16      H
     qa, qb       u16 u16  quantisation scales of the accumulator and of w2
     cp_scale     u16      centipawns per unit of the float output
-    reserved     u16      0
+    base         u16      version 2: 0 none, 1 the classical evaluation is
+                          added; version 1: reserved, 0 (no base)
     W1           i16[768][H]
     b1           i16[H]
     w2           i16[2H]  side to move's half first
@@ -50,9 +58,13 @@ from pathlib import Path
 import chess
 import numpy as np
 
+from eval.evaluate import evaluate as classical_evaluate
+
 MAGIC = b"PSNN"
-VERSION = 1
+VERSION = 2
 FEATURES_768 = 1
+#: What a net's output is added to (the header's `base` field).
+BASE_NONE, BASE_CLASSICAL = 0, 1
 INPUTS = 768
 HEADER = struct.Struct("<4sHHHHHHH")
 BUNDLED = Path(__file__).with_name("default.nnue")
@@ -80,6 +92,7 @@ class Net:
     w2: np.ndarray  # int16 (2H,)
     b2: int
     name: str = "<memory>"
+    base: int = BASE_NONE
 
     @functools.cached_property
     def dual_rows(self) -> np.ndarray:
@@ -115,16 +128,17 @@ class Net:
         return acc
 
     def score(self, acc: np.ndarray, turn: chess.Color) -> int:
-        """Centipawns for the side to move from the dual accumulator."""
+        """The head's centipawns for the side to move from the dual accumulator (without the base)."""
         total = int(np.dot(np.clip(acc, 0, self.qa), self.head[turn])) + self.b2
         return total * self.cp_scale // (self.qa * self.qb)
 
     def evaluate(self, board: chess.Board) -> int:
         """The net's score for the side to move, from scratch (the reference for the incremental one)."""
-        return self.score(self.accumulator(board), board.turn)
+        score = self.score(self.accumulator(board), board.turn)
+        return score + classical_evaluate(board) if self.base == BASE_CLASSICAL else score
 
     def to_bytes(self) -> bytes:
-        body = HEADER.pack(MAGIC, VERSION, FEATURES_768, self.hidden, self.qa, self.qb, self.cp_scale, 0)
+        body = HEADER.pack(MAGIC, VERSION, FEATURES_768, self.hidden, self.qa, self.qb, self.cp_scale, self.base)
         body += self.w1.astype("<i2").tobytes() + self.b1.astype("<i2").tobytes() + self.w2.astype("<i2").tobytes()
         body += struct.pack("<i", self.b2)
         return body + struct.pack("<I", zlib.crc32(body))
@@ -137,13 +151,17 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
     """Parse and check a net file's bytes; raises NetError naming `name` and the problem."""
     if len(data) < HEADER.size + 4:
         raise NetError(f"{name}: truncated ({len(data)} bytes)")
-    magic, version, feature_set, hidden, qa, qb, cp_scale, _ = HEADER.unpack_from(data)
+    magic, version, feature_set, hidden, qa, qb, cp_scale, base = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetError(f"{name}: not a Pawnstorm net (magic {magic!r})")
-    if version != VERSION:
-        raise NetError(f"{name}: unsupported version {version} (this engine reads {VERSION})")
+    if version not in (1, VERSION):
+        raise NetError(f"{name}: unsupported version {version} (this engine reads 1 to {VERSION})")
+    if version == 1:
+        base = BASE_NONE
     if feature_set != FEATURES_768 or not 1 <= hidden <= 4096 or qa == 0 or qb == 0 or cp_scale == 0:
         raise NetError(f"{name}: unsupported architecture (features {feature_set}, hidden {hidden}, qa {qa}, qb {qb})")
+    if base not in (BASE_NONE, BASE_CLASSICAL):
+        raise NetError(f"{name}: unsupported base {base}")
     expected = HEADER.size + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 4
     if len(data) != expected:
         raise NetError(f"{name}: {len(data)} bytes, the header's architecture needs {expected} (truncated or wrong architecture)")
@@ -158,7 +176,7 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
     w2 = np.frombuffer(data, "<i2", 2 * hidden, at).astype(np.int16)
     at += 4 * hidden
     (b2,) = struct.unpack_from("<i", data, at)
-    return Net(hidden, qa, qb, cp_scale, w1, b1, w2, b2, name)
+    return Net(hidden, qa, qb, cp_scale, w1, b1, w2, b2, name, base)
 
 
 def load(path: str | Path) -> Net:

@@ -21,7 +21,7 @@ import chess.polyglot
 import numpy as np
 
 from eval.evaluate import finish, packed_score
-from eval.nnue import Net
+from eval.nnue import BASE_CLASSICAL, Net
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
 
 MATE = 32000
@@ -107,7 +107,7 @@ class Position:
     """Board + incremental key/evaluation; `push`/`pop` keep all of it in step."""
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
-                 "_b2", "_qa", "_divisor", "_cp_scale")
+                 "_b2", "_qa", "_divisor", "_cp_scale", "_base")
 
     def __init__(self, board: chess.Board, net: Net | None = None) -> None:
         self.board = board
@@ -122,6 +122,7 @@ class Position:
             self._rows, self._head, self._b2 = net.dual_rows, net.head, net.b2
             self._qa, self._divisor, self._cp_scale = net.qa, net.qa * net.qb, net.cp_scale
             self._clip = np.empty_like(self.acc)
+            self._base = net.base == BASE_CLASSICAL
         self._undo: list[tuple] = []
         # Keys of the positions since the last irreversible move of the game,
         # oldest first, ending with the current one; python-chess's own move
@@ -201,7 +202,10 @@ class Position:
         clipped = self._clip
         np.maximum(self.acc, 0, out=clipped)
         np.minimum(clipped, self._qa, out=clipped)
-        return (int(clipped @ self._head[self.board.turn]) + self._b2) * self._cp_scale // self._divisor
+        score = (int(clipped @ self._head[self.board.turn]) + self._b2) * self._cp_scale // self._divisor
+        if self._base:
+            return score + finish(self.board, self.mg, self.eg, self.phase)
+        return score
 
     # --- make / unmake ----------------------------------------------------
 

@@ -5,6 +5,7 @@ import random
 import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import chess
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eval import nnue
+from eval.evaluate import evaluate
 from eval.nnue import INPUTS, Net, NetError, bundled_net
 from search.driver import Searcher
 from search.features import Features
@@ -25,16 +27,16 @@ from tests.strategies import boards
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def random_net(hidden: int = 16, seed: int = 0) -> Net:
+def random_net(hidden: int = 16, seed: int = 0, base: int = nnue.BASE_NONE) -> Net:
     """A net with random weights large enough that every clip and sign matters."""
     rng = np.random.default_rng(seed)
     return Net(hidden, 255, 64, 400,
                rng.integers(-300, 300, (INPUTS, hidden), dtype=np.int16),
                rng.integers(-100, 400, hidden, dtype=np.int16),
-               rng.integers(-200, 200, 2 * hidden, dtype=np.int16), int(rng.integers(-5000, 5000)))
+               rng.integers(-200, 200, 2 * hidden, dtype=np.int16), int(rng.integers(-5000, 5000)), base=base)
 
 
-NETS = [random_net(), bundled_net()]
+NETS = [random_net(), bundled_net(), random_net(seed=1, base=nnue.BASE_CLASSICAL)]
 
 
 def feature(perspective: chess.Color, color: chess.Color, piece_type: int, square: int) -> int:
@@ -54,7 +56,8 @@ def evaluate_plain(net: Net, board: chess.Board) -> int:
     stm, other = perspective(board.turn), perspective(not board.turn)
     h = net.hidden
     total = int(stm @ net.w2[:h].astype(np.int64) + other @ net.w2[h:].astype(np.int64)) + net.b2
-    return total * net.cp_scale // (net.qa * net.qb)
+    base = evaluate(board) if net.base == nnue.BASE_CLASSICAL else 0
+    return total * net.cp_scale // (net.qa * net.qb) + base
 
 
 def test_bundled_net_ships_and_loads() -> None:
@@ -67,7 +70,7 @@ def test_bundled_net_ships_and_loads() -> None:
 
 
 @pytest.mark.parametrize("chess960", [False, True])
-@pytest.mark.parametrize("net_index", [0, 1])
+@pytest.mark.parametrize("net_index", [0, 1, 2])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: int, seed: int) -> None:
@@ -96,7 +99,7 @@ def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: 
         assert np.array_equal(pos.acc, net.accumulator(pos.board))
 
 
-@pytest.mark.parametrize("net_index", [0, 1])
+@pytest.mark.parametrize("net_index", [0, 1, 2])
 @settings(max_examples=30, deadline=None)
 @given(board=boards())
 def test_mirrored_position_scores_the_same(net_index: int, board: chess.Board) -> None:
@@ -107,19 +110,37 @@ def test_mirrored_position_scores_the_same(net_index: int, board: chess.Board) -
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(board=boards(), depth=st.integers(min_value=1, max_value=2))
-def test_exact_search_with_the_net_equals_minimax(board: chess.Board, depth: int) -> None:
-    net = NETS[1]
+@pytest.mark.parametrize("net_index", [1, 2])
+def test_exact_search_with_the_net_equals_minimax(net_index: int, board: chess.Board, depth: int) -> None:
+    net = NETS[net_index]
     result = Searcher(1, Features.exact(), net=net).search(board, Limits(depth=depth))
     assert result.score == minimax(board, depth, evaluate=net.evaluate)
 
 
-def test_net_round_trips_through_its_file(tmp_path: Path) -> None:
-    net = random_net(8, seed=3)
+@pytest.mark.parametrize("base", [nnue.BASE_NONE, nnue.BASE_CLASSICAL])
+def test_net_round_trips_through_its_file(tmp_path: Path, base: int) -> None:
+    net = random_net(8, seed=3, base=base)
     path = tmp_path / "a.nnue"
     net.save(path)
     loaded = nnue.load(path)
+    assert loaded.base == base
     for board in (chess.Board(), chess.Board("8/5k2/8/3P4/8/8/2K5/8 b - - 0 1")):
         assert loaded.evaluate(board) == net.evaluate(board)
+
+
+def test_version_1_files_still_load_without_a_base(tmp_path: Path) -> None:
+    """Version 1 had a reserved zero where version 2 keeps the base: old nets keep their meaning."""
+    data = bytearray(random_net(8, seed=3).to_bytes()[:-4])
+    struct.pack_into("<H", data, 4, 1)
+    path = tmp_path / "v1.nnue"
+    path.write_bytes(bytes(data) + struct.pack("<I", zlib.crc32(bytes(data))))
+    loaded = nnue.load(path)
+    assert loaded.base == nnue.BASE_NONE
+    assert loaded.evaluate(chess.Board()) == random_net(8, seed=3).evaluate(chess.Board())
+
+
+def _with_crc(body: bytes) -> bytes:
+    return body + struct.pack("<I", zlib.crc32(body))
 
 
 def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
@@ -129,6 +150,7 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "truncated": (good[:-100], "truncated"),
         "corrupt": (good[:200] + bytes([good[200] ^ 1]) + good[201:], "checksum"),
         "wrong architecture": (good[:8] + struct.pack("<H", 9) + good[10:], "architecture"),
+        "unknown base": (_with_crc(good[:16] + struct.pack("<H", 7) + good[18:-4]), "unsupported base 7"),
         "not a net": (b"# not a net at all, just some text" * 10, "not a Pawnstorm net"),
     }
     files = {}
@@ -160,14 +182,14 @@ def test_uci_bad_eval_files_keep_the_net_and_the_engine_serving(tmp_path: Path) 
         commands += [f"setoption name EvalFile value {path}", "isready", "position startpos moves e2e4", "go depth 2"]
     lines = _uci(commands)
     refusals = [line for line in lines if line.startswith("info string EvalFile not loaded")]
-    assert len(refusals) == 5
+    assert len(refusals) == 6
     for (path, problem), line in zip(_bad_files(tmp_path).values(), refusals):
         assert str(path) in line and problem in line and "keeping the previous net" in line
-    assert lines.count("readyok") == 5
+    assert lines.count("readyok") == 6
     moves = [line.split()[1] for line in lines if line.startswith("bestmove")]
     board = chess.Board()
     board.push_uci("e2e4")
-    assert len(moves) == 5 and all(chess.Move.from_uci(move) in board.legal_moves for move in moves)
+    assert len(moves) == 6 and all(chess.Move.from_uci(move) in board.legal_moves for move in moves)
 
 
 def test_uci_options_switch_and_load_nets(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ import chess
 import numpy as np
 import pytest
 
+from eval import nnue
+from eval.evaluate import evaluate as classical_evaluate
 from training import nnue as trainer
 from training.records import HEADER, RECORD_SIZE, DataFormatError, Record, read_chunk, read_raw, write_chunk
 
@@ -91,3 +93,34 @@ def test_net_learns_material_and_quantises_faithfully(tmp_path: Path) -> None:
     # And the engine's own arithmetic agrees with the vectorised one.
     boards = [record.board for record in read_chunk(tmp_path / "test.psd.gz")]
     assert [quantised.evaluate(board) for board in boards[:50]] == list(trainer.quantised_cp(quantised, stm, other)[:50])
+
+
+def test_residual_net_learns_a_correction_to_the_classical_evaluation(tmp_path: Path) -> None:
+    """With the classical base the net starts as the classical evaluation and learns what it lacks
+    (here: a knight bonus the classical terms do not have); the engine adds the same base.
+    Positions the classical evaluation calls decided are left out: there the
+    sigmoid is flat and any correction fits."""
+    def relabel(records: list[Record]) -> list[Record]:
+        out = []
+        for record in records:
+            board = record.board
+            if abs(classical_evaluate(board)) > 400:
+                continue
+            knights = len(board.pieces(chess.KNIGHT, board.turn)) - len(board.pieces(chess.KNIGHT, not board.turn))
+            out.append(Record(board, classical_evaluate(board) + 150 * knights, 1))
+        return out
+    data = _matrices(relabel(random_records(6000, seed=5)), tmp_path, "train")
+    net, stats = trainer.train(data, hidden=16, epochs=12, batch=256, lr=0.01, seed=1, holdout=0.1,
+                               progress=False, log=lambda line: None, residual=True, weight_decay=0.001)
+    assert stats["valid_loss"] < stats["valid_0"] * 0.7  # better than the classical evaluation alone
+    test = _matrices(relabel(random_records(600, seed=6)), tmp_path, "test")
+    stm, other = trainer.feature_matrices(test)
+    base = trainer.classical_scores(test)
+    correction = net.cp(stm, other)
+    assert np.corrcoef(correction, test["score"] - base)[0, 1] > 0.8
+    quantised = trainer.quantise(net)
+    assert quantised.base == nnue.BASE_CLASSICAL
+    boards = [record.board for record in read_chunk(tmp_path / "test.psd.gz")]
+    assert [classical_evaluate(board) for board in boards[:50]] == list(base[:50])
+    expected = base[:50] + trainer.quantised_cp(quantised, stm, other)[:50]
+    assert [quantised.evaluate(board) for board in boards[:50]] == list(expected)

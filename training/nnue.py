@@ -12,8 +12,13 @@ with ``result`` 1 / 0.5 / 0 for the side to move, the teacher's score clamped
 to +-SCORE_CLAMP, LAMBDA = 0.75 (mostly the teacher, whose label is exact for
 the position; the game result corrects the teacher's horizon) and K = 400 cp.
 The loss is the mean squared error between that target and
-``sigmoid(cp / K)`` of the net's own output (cp = output * CP_SCALE), so the
-net speaks centipawns on the teacher's scale.
+``sigmoid(cp / K)`` of the net's own score, so the net speaks centipawns on
+the teacher's scale.  With ``--base classical`` (the default) the score is
+the classical evaluation plus the net's output (cp = classical + output *
+CP_SCALE): the net learns a correction, initialised to zero, and decoupled
+weight decay (``--weight-decay``) pulls the weights of rarely seen features
+back to zero, so that where the data is thin the engine keeps the classical
+score instead of noise.  The epoch with the lowest held-out loss is kept.
 
 Duplicates across chunk files are dropped on loading (key: pieces and side
 to move).  A fixed share of positions (by a hash of the key, so the split does
@@ -31,7 +36,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse
 
-from eval.nnue import INPUTS, Net
+from eval.evaluate import evaluate as classical_evaluate
+from eval.nnue import BASE_CLASSICAL, BASE_NONE, INPUTS, Net
 from training.records import RECORD_SIZE, DataFormatError, read_raw
 
 K = 400.0
@@ -91,6 +97,20 @@ def feature_matrices(records: np.ndarray) -> tuple[scipy.sparse.csr_matrix, scip
     return matrices[0], matrices[1]
 
 
+def classical_scores(records: np.ndarray) -> np.ndarray:
+    """The classical evaluation of every record (side to move's cp): the base a residual net corrects."""
+    import chess
+    codes, _ = piece_codes(records)
+    scores = np.empty(len(records), dtype=np.float32)
+    pieces = [chess.Piece(code % 6 + 1, code < 6) for code in range(12)]
+    for index, (row, turn) in enumerate(zip(codes.tolist(), records["turn"].tolist())):
+        board = chess.Board(None)
+        board.set_piece_map({square: pieces[code] for square, code in enumerate(row) if code >= 0})
+        board.turn = turn == 0
+        scores[index] = classical_evaluate(board)
+    return scores
+
+
 def targets(records: np.ndarray) -> np.ndarray:
     score = np.clip(records["score"].astype(np.float64), -SCORE_CLAMP, SCORE_CLAMP)
     result = records["result"] / 2.0
@@ -109,11 +129,14 @@ def holdout_mask(records: np.ndarray, share: float) -> np.ndarray:
 class FloatNet:
     """768 -> H x 2 -> 1 in float32, with Adam."""
 
-    def __init__(self, hidden: int, rng: np.random.Generator) -> None:
+    def __init__(self, hidden: int, rng: np.random.Generator, residual: bool = False) -> None:
+        # A residual net starts near zero (the base alone); a plain one needs
+        # larger output weights to move at all.
+        self.residual = residual
         self.params = {
             "w1": (rng.standard_normal((INPUTS, hidden)) * 0.05).astype(np.float32),
             "b1": np.full(hidden, 0.1, dtype=np.float32),
-            "w2": (rng.standard_normal(2 * hidden) * 0.05).astype(np.float32),
+            "w2": (rng.standard_normal(2 * hidden) * (0.005 if residual else 0.05)).astype(np.float32),
             "b2": np.zeros(1, dtype=np.float32),
         }
         self.moments = {key: (np.zeros_like(value), np.zeros_like(value)) for key, value in self.params.items()}
@@ -131,9 +154,10 @@ class FloatNet:
         a = np.concatenate([np.clip(h_stm, 0, 1), np.clip(h_other, 0, 1)], axis=1)
         return a @ p["w2"] + p["b2"][0], (stm, other, h_stm, h_other, a)
 
-    def loss_and_grads(self, stm, other, target: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+    def loss_and_grads(self, stm, other, target: np.ndarray, base: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+        """Loss and gradients on a batch; `base` is the cp the output is added to (zeros: no base)."""
         out, (stm, other, h_stm, h_other, a) = self.forward(stm, other)
-        prob = 1 / (1 + np.exp(-out * (CP_SCALE / K)))
+        prob = 1 / (1 + np.exp(-(out * CP_SCALE + base) / K))
         diff = prob - target
         loss = float(np.mean(diff * diff))
         g_out = (2 / len(target)) * diff * prob * (1 - prob) * (CP_SCALE / K)
@@ -150,16 +174,21 @@ class FloatNet:
         }
         return loss, grads
 
-    def loss(self, stm, other, target: np.ndarray, batch: int = 65536) -> float:
+    def loss(self, stm, other, target: np.ndarray, base: np.ndarray, batch: int = 65536) -> float:
         total = 0.0
         for start in range(0, len(target), batch):
             out, _ = self.forward(stm[start:start + batch], other[start:start + batch])
-            prob = 1 / (1 + np.exp(-out * (CP_SCALE / K)))
+            prob = 1 / (1 + np.exp(-(out * CP_SCALE + base[start:start + batch]) / K))
             total += float(np.sum((prob - target[start:start + batch]) ** 2))
         return total / len(target)
 
-    def adam(self, grads: dict[str, np.ndarray], lr: float, beta1: float = 0.9, beta2: float = 0.999) -> None:
+    def adam(self, grads: dict[str, np.ndarray], lr: float, weight_decay: float = 0.0,
+             beta1: float = 0.9, beta2: float = 0.999) -> None:
+        """One Adam step, with decoupled weight decay (AdamW) on the weights, not the biases."""
         self.steps += 1
+        if weight_decay:
+            for key in ("w1", "w2"):
+                self.params[key] *= 1 - lr * weight_decay
         for key, grad in grads.items():
             m, v = self.moments[key]
             m *= beta1
@@ -180,7 +209,7 @@ class FloatNet:
 def quantise(net: FloatNet, name: str = "<trained>") -> Net:
     p = net.params
     return Net(
-        hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE,
+        hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE, base=BASE_CLASSICAL if net.residual else BASE_NONE,
         w1=np.round(p["w1"] * QA).astype(np.int16), b1=np.round(p["b1"] * QA).astype(np.int16),
         w2=np.round(p["w2"] * QB).astype(np.int16), b2=int(round(float(p["b2"][0]) * QA * QB)), name=name,
     )
@@ -199,15 +228,22 @@ def quantised_cp(net: Net, stm, other) -> np.ndarray:
 # --- the run ------------------------------------------------------------------
 
 def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, seed: int,
-          holdout: float = 0.05, progress: bool = True, log=print) -> tuple[FloatNet, dict[str, float]]:
+          holdout: float = 0.05, progress: bool = True, log=print, residual: bool = False,
+          weight_decay: float = 0.0) -> tuple[FloatNet, dict[str, float]]:
+    """Train on `records`; with `residual` the net corrects the classical evaluation."""
     rng = np.random.default_rng(seed)
     held = holdout_mask(records, holdout)
     stm, other = feature_matrices(records)
     target = targets(records)
+    base = classical_scores(records) if residual else np.zeros(len(records), dtype=np.float32)
     train_idx, valid_idx = np.nonzero(~held)[0], np.nonzero(held)[0]
-    v_stm, v_other, v_target = stm[valid_idx], other[valid_idx], target[valid_idx]
-    net = FloatNet(hidden, rng)
+    v_stm, v_other, v_target, v_base = stm[valid_idx], other[valid_idx], target[valid_idx], base[valid_idx]
+    net = FloatNet(hidden, rng, residual)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
+    if len(valid_idx):
+        stats["valid_0"] = net.loss(v_stm, v_other, v_target, v_base)
+        log(f"epoch 0: valid loss {stats['valid_0']:.6f}" + ("  (the classical evaluation alone)" if residual else ""))
+    best = (stats.get("valid_0", float("inf")), {key: value.copy() for key, value in net.params.items()}, 0)
     try:
         from tqdm import tqdm
     except ImportError:
@@ -220,13 +256,19 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
         total = 0.0
         for start in bar:
             chosen = order[start:start + batch]
-            loss, grads = net.loss_and_grads(stm[chosen], other[chosen], target[chosen])
-            net.adam(grads, rate)
+            loss, grads = net.loss_and_grads(stm[chosen], other[chosen], target[chosen], base[chosen])
+            net.adam(grads, rate, weight_decay)
             total += loss * len(chosen)
-        valid = net.loss(v_stm, v_other, v_target) if len(valid_idx) else float("nan")
+        valid = net.loss(v_stm, v_other, v_target, v_base) if len(valid_idx) else float("nan")
         log(f"epoch {epoch}: train loss {total / len(order):.6f}  valid loss {valid:.6f}")
         stats[f"valid_{epoch}"] = valid
-    stats["valid_loss"] = stats.get(f"valid_{epochs}", float("nan"))
+        if not valid >= best[0]:  # also takes the first epoch when there is no held-out set (nan)
+            best = (valid, {key: value.copy() for key, value in net.params.items()}, epoch)
+    if len(valid_idx):
+        net.params = best[1]
+        log(f"kept epoch {best[2]} (valid loss {best[0]:.6f})")
+    stats["best_epoch"] = best[2]
+    stats["valid_loss"] = stats.get(f"valid_{best[2]}", float("nan"))
     return net, stats
 
 
@@ -240,6 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--holdout", type=float, default=0.05)
+    parser.add_argument("--base", choices=["classical", "none"], default="classical",
+                        help="what the net's output is added to (default: the classical evaluation)")
+    parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay of w1 and w2")
     args = parser.parse_args(argv)
 
     started = time.time()
@@ -251,11 +296,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"{len(records)} distinct positions from {len(paths)} files", file=sys.stderr)
     net, stats = train(records, args.hidden, args.epochs, args.batch, args.lr, args.seed, args.holdout,
-                       log=lambda line: print(line, file=sys.stderr))
+                       log=lambda line: print(line, file=sys.stderr), residual=args.base == "classical",
+                       weight_decay=args.weight_decay)
     quantised = quantise(net, str(args.out))
     held = holdout_mask(records, args.holdout)
     stm, other = feature_matrices(records[held])
-    error = np.abs(net.cp(stm, other) - quantised_cp(quantised, stm, other))
+    error = np.abs(net.cp(stm, other) - quantised_cp(quantised, stm, other))  # the base is the same in both
     print(f"quantisation error on {held.sum()} held-out positions: mean {error.mean():.2f} cp, max {error.max():.1f} cp",
           file=sys.stderr)
     quantised.save(args.out)
