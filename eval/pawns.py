@@ -63,7 +63,7 @@ class StructureCounts(NamedTuple):
     """How often each pawn-structure term occurs, White's count minus Black's.
 
     The score is these counts times the weights; the Texel tuner
-    (eval/tuning_features.py) uses the counts directly as coefficients.
+    (training/tuning_features.py) uses the counts directly as coefficients.
     """
 
     passed: list[int]  # by the pawn's rank from its own side

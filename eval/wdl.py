@@ -11,7 +11,7 @@ than with many).
 
 with a = a0 + a1 * m and b = b0 + b1 * m, m the material count (P=1, N=B=3,
 R=5, Q=9; both sides, clamped to 17..78 like Stockfish).  The constants are
-fitted by maximum likelihood on self-play games by `eval/wdl_fit.py`; the
+fitted by maximum likelihood on self-play games by `training/wdl_fit.py`; the
 provenance of the numbers below is in docs/wdl.md.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import math
 
 import chess
 
-# Fitted by eval/wdl_fit.py on data/selfplay-2000.pgn.gz (docs/wdl.md).
+# Fitted by training/wdl_fit.py on data/selfplay-2000.pgn.gz (docs/wdl.md).
 A0, A1 = 148.2, -1.089
 B0, B1 = 89.7, 1.652
 

@@ -3,9 +3,9 @@
 Tables are written as a player sees the board from White's side (rank 8 on top,
 a-file on the left), so they can be read and edited like a diagram.  The
 evaluation flips them for Black.  Values are centipawns; they are hand-set
-starting points.  `eval/tuner.py` fits them to game results (Texel's method)
-and writes eval/tuned_weights.py in the same layout; `USE_TUNED` below selects
-which set the engine uses.
+starting points.  `training/tuner.py` fits them to game results (Texel's method)
+and writes a module in the same layout, to be copied here if a match says it
+plays better (two tuned sets did not, docs/tuning.md).
 """
 from __future__ import annotations
 
@@ -160,19 +160,6 @@ KING_EG = [
     -50, -35, -25, -20, -20, -25, -35, -50,
 ]
 # fmt: on
-
-#: Take material, bishop pair, piece-square tables and pawn structure from the
-#: Texel-tuned eval/tuned_weights.py (written by `python -m eval.tuner`, see
-#: docs/tuning.md) instead of the hand-set values above.  PHASE_WEIGHT and
-#: TEMPO stay as here.
-USE_TUNED = False
-
-if USE_TUNED:  # pragma: no cover - flipped by hand after a tuned-vs-current match
-    from eval.tuned_weights import (  # noqa: F811
-        BISHOP_EG, BISHOP_MG, BISHOP_PAIR_EG, BISHOP_PAIR_MG, KING_EG, KING_MG, KNIGHT_EG, KNIGHT_MG,
-        MATERIAL_EG, MATERIAL_MG, PAWN_EG, PAWN_MG, QUEEN_EG, QUEEN_MG, ROOK_EG, ROOK_MG,
-        PASSED_MG, PASSED_EG, ISOLATED, DOUBLED, CONNECTED, KING_PROXIMITY,
-    )
 
 #: Piece-square tables by piece type, as diagrams (index 0 = a8, 63 = h1).
 PST_MG = [[], PAWN_MG, KNIGHT_MG, BISHOP_MG, ROOK_MG, QUEEN_MG, KING_MG]

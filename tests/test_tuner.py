@@ -1,5 +1,5 @@
-"""The Texel tuner: quiet-position filter (eval/tuning_data.py), features
-(eval/tuning_features.py), fit and CLI (eval/tuner.py)."""
+"""The Texel tuner: quiet-position filter (training/tuning_data.py), features
+(training/tuning_features.py), fit and CLI (training/tuner.py)."""
 from __future__ import annotations
 
 import importlib.util
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 
 from eval import weights as W
-from eval.tuning_data import Progress, is_quiet, quiet_positions
-from eval.tuning_features import LAYOUT, PAWN_STRUCTURE_NAMES, features, untuned_offset, white_view
+from training.tuning_data import Progress, is_quiet, quiet_positions
+from training.tuning_features import LAYOUT, PAWN_STRUCTURE_NAMES, features, untuned_offset, white_view
 from tests.strategies import boards
 
 try:
@@ -151,10 +151,10 @@ def test_progress_bar_draws_on_its_stream() -> None:
 
 
 def test_tuner_still_exports_the_names_of_its_helper_modules() -> None:
-    """What moved to eval/tuning_data.py and eval/tuning_features.py stays importable from eval.tuner."""
-    import eval.tuner as tuner
-    import eval.tuning_data as data
-    import eval.tuning_features as feats
+    """What moved to training/tuning_data.py and training/tuning_features.py stays importable from training.tuner."""
+    import training.tuner as tuner
+    import training.tuning_data as data
+    import training.tuning_features as feats
 
     moved = [name for name in tuner.__all__ if hasattr(data, name) or hasattr(feats, name)]
     assert {"quiet_positions", "Sample", "Progress", "LAYOUT", "features", "feature_matrix"} <= set(moved)
@@ -181,7 +181,7 @@ def _random_boards(count: int, seed: int) -> list[chess.Board]:
 
 @needs_numpy
 def test_feature_matrix_matches_the_per_board_features() -> None:
-    from eval.tuning_features import feature_matrix
+    from training.tuning_features import feature_matrix
 
     sample = _random_boards(40, seed=3)
     matrix, offsets = feature_matrix(sample)
@@ -194,8 +194,8 @@ def test_feature_matrix_matches_the_per_board_features() -> None:
 
 @needs_numpy
 def test_fit_moves_the_weights_toward_the_ones_that_made_the_labels() -> None:
-    from eval.tuner import Problem, fit_k, fit_weights, sigmoid
-    from eval.tuning_features import feature_matrix
+    from training.tuner import Problem, fit_k, fit_weights, sigmoid
+    from training.tuning_features import feature_matrix
 
     sample = _random_boards(600, seed=7)
     matrix, offsets = feature_matrix(sample)
@@ -245,7 +245,7 @@ def _random_game_pgn(rng: random.Random, result: str) -> str:
 def test_cli_runs_end_to_end_and_writes_a_usable_weights_module(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str]
 ) -> None:
-    from eval.tuner import main
+    from training.tuner import main
 
     rng = random.Random(11)
     pgn = tmp_path / "tiny.pgn"
@@ -265,6 +265,12 @@ def test_cli_runs_end_to_end_and_writes_a_usable_weights_module(
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     _check_weights_module(module)
+    # Copied into eval/weights.py, the tables must still be colour-symmetric.
+    mg = W._signed_tables([[], module.PAWN_MG, module.KNIGHT_MG, module.BISHOP_MG, module.ROOK_MG, module.QUEEN_MG,
+                           module.KING_MG], module.MATERIAL_MG)
+    for piece_type in chess.PIECE_TYPES:
+        for square in chess.SQUARES:
+            assert mg[chess.BLACK][piece_type][chess.square_mirror(square)] == -mg[chess.WHITE][piece_type][square]
     assert "Texel-tuned" in (module.__doc__ or "") and "sha256" in (module.__doc__ or "")
 
 
@@ -281,25 +287,9 @@ def _check_weights_module(module: object) -> None:
         assert pawn[:8] == [0] * 8 and pawn[56:] == [0] * 8
         passed = getattr(module, f"PASSED_{suffix}")
         assert len(passed) == 8 and passed[0] == passed[7] == 0 and all(isinstance(v, int) for v in passed)
-    # The pawn-structure pairs that USE_TUNED imports with the tables.
+    # The pawn-structure pairs, which go into eval/weights.py with the tables.
     for name in PAWN_STRUCTURE_NAMES:
         if name.startswith("PASSED_"):
             continue  # the tables by rank, checked above
         pair = getattr(module, name)
         assert len(pair) == 2 and all(isinstance(v, int) for v in pair)
-
-
-def test_committed_tuned_weights_have_the_engines_layout() -> None:
-    """eval/tuned_weights.py (if present) can replace the hand-set tables (USE_TUNED)."""
-    path = Path(W.__file__).with_name("tuned_weights.py")
-    if not path.exists():
-        pytest.skip("no eval/tuned_weights.py")
-    import eval.tuned_weights as tuned
-
-    _check_weights_module(tuned)
-    # What USE_TUNED = True would build must still be colour-symmetric.
-    mg = W._signed_tables([[], tuned.PAWN_MG, tuned.KNIGHT_MG, tuned.BISHOP_MG, tuned.ROOK_MG, tuned.QUEEN_MG,
-                           tuned.KING_MG], tuned.MATERIAL_MG)
-    for piece_type in chess.PIECE_TYPES:
-        for square in chess.SQUARES:
-            assert mg[chess.BLACK][piece_type][chess.square_mirror(square)] == -mg[chess.WHITE][piece_type][square]

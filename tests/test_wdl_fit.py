@@ -9,7 +9,7 @@ from eval.wdl import MATERIAL_MAX, MATERIAL_MIN, win_probability
 
 pytest.importorskip("scipy")
 
-from eval.wdl_fit import fit, samples  # noqa: E402
+from training.wdl_fit import fit, samples  # noqa: E402
 
 
 def test_fit_recovers_the_model_that_made_the_outcomes() -> None:

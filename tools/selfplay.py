@@ -10,7 +10,7 @@ every move is jittered by +-25% so that games from the same opening differ.
 Fixed nodes make the games independent of machine load.  Every move gets a
 `[%eval ...]` comment holding the mover's search score converted to White's
 point of view (the convention of lichess and python-chess), so the file can
-be fed to the WDL fit (`eval/wdl_fit.py`) and the Texel tuner as it is.
+be fed to the WDL fit (`training/wdl_fit.py`) and the Texel tuner as it is.
 Adjudication keeps games short, as in engine testing: a game is resigned
 once both sides' scores agree it is lost by more than 1000 cp for 4 plies in
 a row, drawn once |score| <= 10 cp for 12 plies after ply 80, and drawn at

@@ -1,13 +1,13 @@
 """Texel tuning: fit the evaluation weights to the results of played games.
 
-    python -m eval.tuner data/selfplay-2000.pgn.gz --out eval/tuned_weights.py
+    python -m training.tuner data/selfplay-2000.pgn.gz --out /tmp/tuned_weights.py
 
 Quiet positions are taken from the games (see `quiet_positions` in
-eval/tuning_data.py) and labelled with the game's result from White's point of
+training/tuning_data.py) and labelled with the game's result from White's point of
 view (1, 0.5, 0).  Given the game phase, the evaluation of `eval/evaluate.py`
 is linear in its weights (material, piece-square tables, bishop pair and
 pawn structure, middlegame and endgame), so every position becomes one
-sparse row of coefficients, `features(board)` in eval/tuning_features.py,
+sparse row of coefficients, `features(board)` in training/tuning_features.py,
 with
 
     evaluation for White (without tempo) == row . weights   (up to rounding).
@@ -31,11 +31,11 @@ sigmoid(K' * search score), the `[%eval]` of each move (a common way to
 reduce the noise of game results); errors are still reported against results.
 
 PHASE_WEIGHT and TEMPO are not tuned; the king's material stays 0 and the
-pawn table's ranks 1 and 8 stay 0.  The engine keeps its weights until
-USE_TUNED is set in eval/weights.py (docs/tuning.md).
+pawn table's ranks 1 and 8 stay 0.  The engine keeps its weights until the
+written tables are copied into eval/weights.py (docs/tuning.md).
 
 This module holds the fit, the output and the command line; the names of
-eval/tuning_data.py and eval/tuning_features.py are re-exported here.
+training/tuning_data.py and training/tuning_features.py are re-exported here.
 
 Needs numpy and scipy (`pip install -e '.[tune]'`); the engine itself does not.
 """
@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Sequence, TextIO
 import chess
 
 from eval import weights as W
-from eval.tuning_data import (
+from training.tuning_data import (
     MATE_CP,
     QSEARCH_MARGIN,
     QSEARCH_NODE_LIMIT,
@@ -64,7 +64,7 @@ from eval.tuning_data import (
     is_quiet,
     quiet_positions,
 )
-from eval.tuning_features import (
+from training.tuning_features import (
     LAYOUT,
     PAWN_STRUCTURE_NAMES,
     PIECE_NAMES,
@@ -84,10 +84,10 @@ if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse
 
 __all__ = [
-    # eval/tuning_data.py
+    # training/tuning_data.py
     "MATE_CP", "QSEARCH_MARGIN", "QSEARCH_NODE_LIMIT", "RESULTS", "SKIP_PLIES",
     "Progress", "QuiescenceGap", "Sample", "is_quiet", "quiet_positions",
-    # eval/tuning_features.py
+    # training/tuning_features.py
     "LAYOUT", "PAWN_STRUCTURE_NAMES", "PIECE_NAMES", "STAGES", "Layout", "feature_matrix", "features", "phase_of", "sparse_terms",
     "tempo_offset", "untuned_offset", "white_view",
     # this module
@@ -337,12 +337,12 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, object
     print(f"bishop pair {W.BISHOP_PAIR_MG}->{tables['BISHOP_PAIR_MG']} / {W.BISHOP_PAIR_EG}->{tables['BISHOP_PAIR_EG']}",
           file=out)
 
-    command = "python -m eval.tuner " + " ".join(sys.argv[1:]) if args.command is None else args.command
+    command = "python -m training.tuner " + " ".join(sys.argv[1:]) if args.command is None else args.command
     docstring = "\n".join([
-        "Texel-tuned evaluation weights, written by eval/tuner.py: do not edit by hand.",
+        "Texel-tuned evaluation weights, written by training/tuner.py: do not edit by hand.",
         "",
-        "Used by the engine only when USE_TUNED is True in eval/weights.py (which",
-        "keeps PHASE_WEIGHT and TEMPO); see docs/tuning.md.",
+        "The engine does not import it: copy its tables into eval/weights.py (which",
+        "keeps PHASE_WEIGHT and TEMPO) after a match says they play better; see docs/tuning.md.",
         "",
         f"Command: {command}",
         "Data: " + "; ".join(file_provenance(path) for path in args.pgn),
@@ -395,10 +395,10 @@ def cross_validate(target: Problem, train: Problem, games: "np.ndarray", k: floa
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m eval.tuner", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.tuner", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pgn", nargs="+", help="PGN files of finished games (.pgn or .pgn.gz)")
-    parser.add_argument("--out", required=True, help="weights module to write (e.g. eval/tuned_weights.py)")
+    parser.add_argument("--out", required=True, help="weights module to write (e.g. /tmp/tuned_weights.py)")
     parser.add_argument("--l2", type=float, default=None,
                         help="regularisation toward the current weights, per cp^2 (default: chosen by validation)")
     parser.add_argument("--validation", type=float, default=0.1, help="fraction of games held out (default 0.1)")

@@ -12,7 +12,7 @@ ones (king material, the pawn table's ranks 1 and 8, PHASE_WEIGHT, TEMPO) get
 no slot.  `feature_matrix` stacks the rows of many positions into a sparse
 matrix (numpy and scipy, imported only there).
 
-Used by eval/tuner.py (docs/tuning.md).
+Used by training/tuner.py (docs/tuning.md).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import chess
 from eval import weights as W
 from eval.evaluate import evaluate
 from eval.pawns import king_proximity_counts, structure_counts
-from eval.tuning_data import Progress
+from training.tuning_data import Progress
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

@@ -8,7 +8,7 @@ move not in check, the move played neither a capture nor a promotion, and
 game's result for White and, when the PGN has one, the `[%eval]` of the move
 played.  `Progress` is the progress bar every stage of the tuner draws.
 
-Used by eval/tuner.py (docs/tuning.md); needs only python-chess and the engine.
+Used by training/tuner.py (docs/tuning.md); needs only python-chess and the engine.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Fit the WDL model of `eval/wdl.py` to games whose moves carry scores.
 
-    python -m eval.wdl_fit data/selfplay-2000.pgn.gz [more.pgn ...]
+    python -m training.wdl_fit data/selfplay-2000.pgn.gz [more.pgn ...]
 
 Every move with a `[%eval]` comment (as written by tools/selfplay.py) gives
 one sample: the score from White's view, the material count, and how the
