@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import gzip
+import json
 import random
+import shutil
 from pathlib import Path
 
 import chess
@@ -11,8 +13,10 @@ import pytest
 
 from eval import nnue
 from eval.evaluate import evaluate as classical_evaluate
+from training import datagen
 from training import nnue as trainer
-from training.records import HEADER, RECORD_SIZE, DataFormatError, Record, read_chunk, read_raw, write_chunk
+from training.records import (HEADER, RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, Record, read_chunk, read_raw,
+                              write_chunk)
 
 VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900, chess.KING: 0}
 
@@ -124,3 +128,73 @@ def test_residual_net_learns_a_correction_to_the_classical_evaluation(tmp_path: 
     assert [classical_evaluate(board) for board in boards[:50]] == list(base[:50])
     expected = base[:50] + trainer.quantised_cp(quantised, stm, other)[:50]
     assert [quantised.evaluate(board) for board in boards[:50]] == list(expected)
+
+
+STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="Debian's stockfish (the teacher) is not installed")
+def test_datagen_is_deterministic_resumable_and_labels_tree_positions(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Two tiny chunks (self-play and search-tree positions) at a shallow teacher depth."""
+    out = tmp_path / "data"
+    argv = ["--out", str(out), "--workers", "1", "--seed", "3", "--stockfish", str(STOCKFISH), "--depth", "2",
+            "--selfplay-chunks", "1", "--tree-chunks", "1", "--chunk-games", "1", "--selfplay-nodes", "60",
+            "--no-progress"]
+    assert datagen.main(argv) == 0
+    files = {path.name: path.read_bytes() for path in out.glob("*.psd.gz")}
+    assert set(files) == {"self-0000.psd.gz", "tree-0000.psd.gz"}
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert provenance["teacher"].startswith("Stockfish") and provenance["seed"] == 3
+    game, tree = read_chunk(out / "self-0000.psd.gz"), read_chunk(out / "tree-0000.psd.gz")
+    assert provenance["chunks"]["tree-0000"]["written"] == len(tree) > 0
+    assert all(record.result in (0, 1, 2) for record in game)
+    assert all(record.result == RESULT_UNKNOWN for record in tree)  # off the game's line: no result
+    assert not any(record.board.is_check() for record in game + tree)
+    # The trees reach positions the game did not.
+    assert {r.identity for r in tree} - {r.identity for r in game}
+    # Resumed: nothing left to do.  Remade: the same bytes.
+    capsys.readouterr()
+    assert datagen.main(argv) == 0
+    assert "2 done, 0 to make" in capsys.readouterr().err
+    (out / "tree-0000.psd.gz").unlink()
+    assert datagen.main(argv) == 0
+    assert (out / "tree-0000.psd.gz").read_bytes() == files["tree-0000.psd.gz"]
+
+
+def test_tree_sampler_draws_evaluated_positions_and_unhooks() -> None:
+    from search.driver import Searcher
+    from search.position import Position
+    from search.timeman import Limits
+
+    original = Position.evaluate
+    seen: list[str] = []
+    with datagen.TreeSampler(random.Random(1)) as sampler:
+        hooked = Position.evaluate
+
+        def spy(position: Position) -> int:
+            seen.append(position.board.fen())
+            return hooked(position)
+
+        Position.evaluate = spy
+        try:
+            Searcher(1).search(chess.Board(), Limits(nodes=300))
+        finally:
+            Position.evaluate = hooked
+        drawn = sampler.take()
+    assert Position.evaluate is original
+    assert drawn is not None and drawn.fen() in seen and sampler.take() is None
+
+
+def test_targets_and_file_holdout() -> None:
+    records = np.zeros(3, dtype=trainer.RECORD_DTYPE)
+    records["score"] = [400, 400, -400]
+    records["result"] = [2, RESULT_UNKNOWN, 0]
+    teacher = 1 / (1 + np.exp(-1.0))
+    expected = [0.75 * teacher + 0.25, teacher, 0.75 * (1 - teacher)]
+    assert np.allclose(trainer.targets(records), expected)
+    assert np.allclose(trainer.targets(records, teacher_share=1.0), [teacher, teacher, 1 - teacher])
+    paths = [Path(f"self-{index:04d}.psd.gz") for index in range(2000)]
+    held = trainer.holdout_files(paths, 0.05)
+    assert 50 <= held.sum() <= 150  # about 5%, by file
+    assert np.array_equal(held, trainer.holdout_files(list(reversed(paths)), 0.05)[::-1])  # not by order

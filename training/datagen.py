@@ -14,6 +14,14 @@ Work is cut into chunks, each a deterministic task with its own output file
   games leave the book's well-trodden lines.  Results come from the rules or
   from adjudication by Pawnstorm's own scores (resign at 1000 cp for 4 plies,
   draw at <= 10 cp for 12 plies after ply 80, draw at 240 plies).
+* ``tree-NNNN``: the same self-play games (other seeds), but what is kept of
+  each move is one position drawn uniformly from those the search evaluated
+  (reservoir sampling over `Position.evaluate`), not the position played.
+  Why: the evaluation is asked about the search's positions, full of
+  blunders and odd lines that no game reaches, and nets trained on game
+  positions alone scored those worse than the classical evaluation
+  (docs/nnue.md).  Their game result says nothing about them: it is stored
+  as unknown and the trainer uses the teacher's score alone.
 
 In a chunk a position is kept if the side to move is not in check and it is
 new to the chunk (key: pieces and side to move, what the features see); it is
@@ -45,7 +53,7 @@ from typing import TextIO
 import chess
 import chess.pgn
 
-from training.records import Record, write_chunk
+from training.records import RESULT_UNKNOWN, Record, write_chunk
 from training.teacher import Teacher
 
 RESULT_FOR_WHITE = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}
@@ -59,7 +67,7 @@ class Task:
     """One chunk of work: which games, and where its records go."""
 
     name: str  # file stem, e.g. "sf-0003"
-    kind: str  # "sf" or "self"
+    kind: str  # "sf", "self" or "tree"
     index: int
 
 
@@ -124,8 +132,47 @@ def adjudicate(white_scores: list[int], ply: int) -> int | None:
     return None
 
 
-def selfplay_game(rng: random.Random, nodes: int) -> tuple[list[chess.Board], int]:
-    """One Pawnstorm game from a randomised opening: (positions before each searched move, result for White)."""
+class TreeSampler:
+    """Draws one position uniformly from those a search evaluates (reservoir sampling).
+
+    It wraps `Position.evaluate` for as long as it is entered: a training-only
+    hook, so that the engine's hot path carries no sampling code.
+    """
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.seen = 0
+        self.chosen: chess.Board | None = None
+
+    def __enter__(self) -> "TreeSampler":
+        from search.position import Position
+        self._original = original = Position.evaluate
+        sampler = self
+
+        def sampling_evaluate(position) -> int:
+            sampler.seen += 1
+            if sampler.rng.randrange(sampler.seen) == 0:
+                sampler.chosen = position.board.copy(stack=False)
+            return original(position)
+
+        Position.evaluate = sampling_evaluate
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from search.position import Position
+        Position.evaluate = self._original
+
+    def take(self) -> chess.Board | None:
+        chosen, self.chosen, self.seen = self.chosen, None, 0
+        return chosen
+
+
+def selfplay_game(rng: random.Random, nodes: int, tree: bool = False) -> tuple[list[chess.Board], int]:
+    """One Pawnstorm game from a randomised opening: (positions, result for White).
+
+    The positions are those before each searched move, or with `tree` one
+    drawn from each move's search tree (then the result is RESULT_UNKNOWN).
+    """
     from opening_book import OpeningBook
     from search.driver import Searcher
     from search.timeman import Limits
@@ -151,13 +198,21 @@ def selfplay_game(rng: random.Random, nodes: int) -> tuple[list[chess.Board], in
         if board.ply() >= MAX_PLIES:
             result = 1
             break
-        found = searcher.search(board, Limits(nodes=int(nodes * rng.uniform(0.75, 1.25))))
-        boards.append(board.copy(stack=False))
+        limits = Limits(nodes=int(nodes * rng.uniform(0.75, 1.25)))
+        if tree:
+            with TreeSampler(rng) as sampler:
+                found = searcher.search(board, limits)
+            sampled = sampler.take()
+            if sampled is not None:
+                boards.append(sampled)
+        else:
+            found = searcher.search(board, limits)
+            boards.append(board.copy(stack=False))
         white_scores.append(found.score if board.turn == chess.WHITE else -found.score)
         assert found.best_move is not None
         board.push(found.best_move)
         result = adjudicate(white_scores, board.ply())
-    return boards, result
+    return boards, RESULT_UNKNOWN if tree else result
 
 
 # --- one chunk --------------------------------------------------------------
@@ -176,6 +231,9 @@ def games_of(task: Task, settings: Settings) -> list[tuple[list[chess.Board], in
     if task.kind == "sf":
         assert settings.pgn is not None
         return pgn_games(settings.pgn, task.index * settings.pgn_games, settings.pgn_games)
+    if task.kind == "tree":
+        rng = random.Random(f"pawnstorm-datagen-tree-{settings.seed}-{task.index}")
+        return [selfplay_game(rng, settings.selfplay_nodes, tree=True) for _ in range(settings.chunk_games)]
     rng = random.Random(f"pawnstorm-datagen-{settings.seed}-{task.index}")
     return [selfplay_game(rng, settings.selfplay_nodes) for _ in range(settings.chunk_games)]
 
@@ -194,7 +252,8 @@ def run_task(task: Task) -> tuple[str, dict[str, int]]:
             if board.is_check():
                 counts["in_check"] += 1
                 continue
-            record = Record(board, 0, white_result if board.turn == chess.WHITE else 2 - white_result)
+            result = white_result if white_result == RESULT_UNKNOWN or board.turn == chess.WHITE else 2 - white_result
+            record = Record(board, 0, result)
             if record.identity in seen:
                 counts["duplicate"] += 1
                 continue
@@ -210,14 +269,13 @@ def run_task(task: Task) -> tuple[str, dict[str, int]]:
 
 # --- the run -----------------------------------------------------------------
 
-def plan(settings: Settings, sf_chunks: int, self_chunks: int) -> list[Task]:
-    """All chunks, the two sources interleaved so that a partial run has both."""
+def plan(settings: Settings, sf_chunks: int, self_chunks: int, tree_chunks: int = 0) -> list[Task]:
+    """All chunks, the sources interleaved so that a partial run has each."""
     tasks = []
-    for index in range(max(sf_chunks, self_chunks)):
-        if index < sf_chunks:
-            tasks.append(Task(f"sf-{index:04d}", "sf", index))
-        if index < self_chunks:
-            tasks.append(Task(f"self-{index:04d}", "self", index))
+    for index in range(max(sf_chunks, self_chunks, tree_chunks)):
+        for kind, chunks in (("sf", sf_chunks), ("self", self_chunks), ("tree", tree_chunks)):
+            if index < chunks:
+                tasks.append(Task(f"{kind}-{index:04d}", kind, index))
     return tasks
 
 
@@ -237,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pgn-games", type=int, default=200, help="games of the PGN per chunk")
     parser.add_argument("--skip-plies", type=int, default=8, help="opening plies of PGN games to skip")
     parser.add_argument("--selfplay-chunks", type=int, default=0)
-    parser.add_argument("--chunk-games", type=int, default=40, help="self-play games per chunk")
+    parser.add_argument("--tree-chunks", type=int, default=0, help="chunks of positions from search trees")
+    parser.add_argument("--chunk-games", type=int, default=40, help="self-play games per chunk (also tree chunks)")
     parser.add_argument("--selfplay-nodes", type=int, default=400)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -246,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
                         args.skip_plies, args.chunk_games, args.selfplay_nodes)
     args.out.mkdir(parents=True, exist_ok=True)
     sf_chunks = -(-count_pgn_games(args.pgn) // args.pgn_games) if args.pgn else 0
-    tasks = plan(settings, sf_chunks, args.selfplay_chunks)
+    tasks = plan(settings, sf_chunks, args.selfplay_chunks, args.tree_chunks)
     provenance_path = args.out / "provenance.json"
     provenance = json.loads(provenance_path.read_text()) if provenance_path.exists() else {"chunks": {}}
     pending = [task for task in tasks if not (args.out / f"{task.name}.psd.gz").exists()]
@@ -262,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
         "skip_plies": args.skip_plies,
         "selfplay": {"games_per_chunk": args.chunk_games, "nodes": args.selfplay_nodes,
                      "opening": "bundled book (weighted random), then 2..6 random legal moves"},
+        "tree": "self-play games as above (seeds 'pawnstorm-datagen-tree-<seed>-<chunk>'), one position per move "
+                "drawn uniformly from those the search evaluated; result unknown (3)",
         "command": "python -m training.datagen " + " ".join(argv if argv is not None else sys.argv[1:]),
     })
 

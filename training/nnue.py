@@ -21,8 +21,10 @@ back to zero, so that where the data is thin the engine keeps the classical
 score instead of noise.  The epoch with the lowest held-out loss is kept.
 
 Duplicates across chunk files are dropped on loading (key: pieces and side
-to move).  A fixed share of positions (by a hash of the key, so the split does
-not depend on file order) is held out; its loss is printed every epoch.  The
+to move).  A fixed share of the chunk files (by a hash of the file name, so
+whole games) is held out; its loss is printed every epoch, overall and per
+source (sf, self, tree).  Positions whose game result is unknown (tree
+chunks) take the teacher's score alone as the target.  The
 float net is quantised to integers (`eval.nnue` format); the quantisation
 error on the held-out positions is printed at the end.
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +41,7 @@ import scipy.sparse
 
 from eval.evaluate import evaluate as classical_evaluate
 from eval.nnue import BASE_CLASSICAL, BASE_NONE, INPUTS, Net
-from training.records import RECORD_SIZE, DataFormatError, read_raw
+from training.records import RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, read_raw
 
 K = 400.0
 LAMBDA = 0.75
@@ -53,17 +56,24 @@ assert RECORD_DTYPE.itemsize == RECORD_SIZE
 
 # --- data ---------------------------------------------------------------------
 
-def load_records(paths: list[Path]) -> np.ndarray:
-    """All records of the chunk files, de-duplicated (first occurrence kept)."""
+def load_chunks(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
+    """All records of the chunk files, de-duplicated (first occurrence kept), and each one's file index."""
     arrays = [np.frombuffer(read_raw(path), RECORD_DTYPE) for path in paths]
     if not arrays:
         raise DataFormatError("no chunk files")
     records = np.concatenate(arrays)
+    files = np.repeat(np.arange(len(arrays)), [len(array) for array in arrays])
     identity = np.zeros(len(records), dtype=[("occupied", "<u8"), ("pieces", "u1", 16), ("turn", "u1")])
     for name in identity.dtype.names:
         identity[name] = records[name]
     _, first = np.unique(identity, return_index=True)
-    return records[np.sort(first)]
+    first = np.sort(first)
+    return records[first], files[first]
+
+
+def load_records(paths: list[Path]) -> np.ndarray:
+    """All records of the chunk files, de-duplicated (first occurrence kept)."""
+    return load_chunks(paths)[0]
 
 
 def piece_codes(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -111,10 +121,23 @@ def classical_scores(records: np.ndarray) -> np.ndarray:
     return scores
 
 
-def targets(records: np.ndarray) -> np.ndarray:
+def targets(records: np.ndarray, teacher_share: float = LAMBDA) -> np.ndarray:
+    """The blend of teacher and result; the teacher alone where the result is unknown."""
     score = np.clip(records["score"].astype(np.float64), -SCORE_CLAMP, SCORE_CLAMP)
-    result = records["result"] / 2.0
-    return (LAMBDA / (1 + np.exp(-score / K)) + (1 - LAMBDA) * result).astype(np.float32)
+    teacher = 1 / (1 + np.exp(-score / K))
+    known = records["result"] != RESULT_UNKNOWN
+    result = np.where(known, records["result"] / 2.0, teacher)
+    return np.where(known, teacher_share * teacher + (1 - teacher_share) * result, teacher).astype(np.float32)
+
+
+def holdout_files(paths: list[Path], share: float) -> np.ndarray:
+    """Chunk files held out for validation, chosen by a hash of the file's name.
+
+    Whole files, so whole games: positions of one game are alike, and a net
+    that memorises a game would look better on its other positions than it
+    is (a per-position split hid exactly that, docs/nnue.md).
+    """
+    return np.array([zlib.crc32(path.name.encode()) % 10_000 < share * 10_000 for path in paths], dtype=bool)
 
 
 def holdout_mask(records: np.ndarray, share: float) -> np.ndarray:
@@ -229,20 +252,36 @@ def quantised_cp(net: Net, stm, other) -> np.ndarray:
 
 def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, seed: int,
           holdout: float = 0.05, progress: bool = True, log=print, residual: bool = False,
-          weight_decay: float = 0.0) -> tuple[FloatNet, dict[str, float]]:
-    """Train on `records`; with `residual` the net corrects the classical evaluation."""
+          weight_decay: float = 0.0, held: np.ndarray | None = None,
+          groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA) -> tuple[FloatNet, dict[str, float]]:
+    """Train on `records`; with `residual` the net corrects the classical evaluation.
+
+    `held` marks the validation positions (default: `holdout` of them by a
+    hash of the position); `groups` names subsets whose held-out loss is
+    printed too (e.g. one per data source).
+    """
     rng = np.random.default_rng(seed)
-    held = holdout_mask(records, holdout)
+    if held is None:
+        held = holdout_mask(records, holdout)
     stm, other = feature_matrices(records)
-    target = targets(records)
+    target = targets(records, teacher_share)
     base = classical_scores(records) if residual else np.zeros(len(records), dtype=np.float32)
     train_idx, valid_idx = np.nonzero(~held)[0], np.nonzero(held)[0]
     v_stm, v_other, v_target, v_base = stm[valid_idx], other[valid_idx], target[valid_idx], base[valid_idx]
     net = FloatNet(hidden, rng, residual)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
+    def group_losses() -> str:
+        parts = []
+        for name, members in (groups or {}).items():
+            chosen = np.nonzero(members & held)[0]
+            if len(chosen):
+                parts.append(f"{name} {net.loss(stm[chosen], other[chosen], target[chosen], base[chosen]):.6f}")
+        return f"  ({', '.join(parts)})" if parts else ""
+
     if len(valid_idx):
         stats["valid_0"] = net.loss(v_stm, v_other, v_target, v_base)
-        log(f"epoch 0: valid loss {stats['valid_0']:.6f}" + ("  (the classical evaluation alone)" if residual else ""))
+        log(f"epoch 0: valid loss {stats['valid_0']:.6f}" + group_losses()
+            + ("  (the classical evaluation alone)" if residual else ""))
     best = (stats.get("valid_0", float("inf")), {key: value.copy() for key, value in net.params.items()}, 0)
     try:
         from tqdm import tqdm
@@ -260,7 +299,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
             net.adam(grads, rate, weight_decay)
             total += loss * len(chosen)
         valid = net.loss(v_stm, v_other, v_target, v_base) if len(valid_idx) else float("nan")
-        log(f"epoch {epoch}: train loss {total / len(order):.6f}  valid loss {valid:.6f}")
+        log(f"epoch {epoch}: train loss {total / len(order):.6f}  valid loss {valid:.6f}" + group_losses())
         stats[f"valid_{epoch}"] = valid
         if not valid >= best[0]:  # also takes the first epoch when there is no held-out set (nan)
             best = (valid, {key: value.copy() for key, value in net.params.items()}, epoch)
@@ -284,22 +323,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--holdout", type=float, default=0.05)
     parser.add_argument("--base", choices=["classical", "none"], default="classical",
                         help="what the net's output is added to (default: the classical evaluation)")
+    parser.add_argument("--lambda", dest="teacher_share", type=float, default=LAMBDA,
+                        help=f"the teacher's share of the target (default {LAMBDA}; the game result has the rest)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay of w1 and w2")
     args = parser.parse_args(argv)
 
     started = time.time()
     paths = sorted(args.data.glob("*.psd.gz"))
     try:
-        records = load_records(paths)
+        records, files = load_chunks(paths)
     except DataFormatError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(f"{len(records)} distinct positions from {len(paths)} files", file=sys.stderr)
+    held = holdout_files(paths, args.holdout)[files]
+    kinds = np.array([path.name.split("-")[0] for path in paths])[files]
+    groups = {kind: kinds == kind for kind in sorted(set(kinds.tolist()))}
     net, stats = train(records, args.hidden, args.epochs, args.batch, args.lr, args.seed, args.holdout,
                        log=lambda line: print(line, file=sys.stderr), residual=args.base == "classical",
-                       weight_decay=args.weight_decay)
+                       weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share)
     quantised = quantise(net, str(args.out))
-    held = holdout_mask(records, args.holdout)
     stm, other = feature_matrices(records[held])
     error = np.abs(net.cp(stm, other) - quantised_cp(quantised, stm, other))  # the base is the same in both
     print(f"quantisation error on {held.sum()} held-out positions: mean {error.mean():.2f} cp, max {error.max():.1f} cp",

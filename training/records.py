@@ -17,7 +17,8 @@ record (32 bytes)
                   (colour 0 = White, type 1..6 = pawn..king), unused nibbles 0
     ``score``     i16, the teacher's score in centipawns from the side to
                   move's view; mates are stored as +-MATE_SCORE
-    ``result``    u8, the game's result for the side to move: 0 loss, 1 draw, 2 win
+    ``result``    u8, the game's result for the side to move: 0 loss, 1 draw, 2 win,
+                  3 unknown (a position off the game's line, e.g. from a search tree)
     ``turn``      u8, 0 White to move, 1 Black
     ``fullmove``  u16, the move number
     ``halfmove``  u8, the halfmove clock (capped at 255)
@@ -46,6 +47,8 @@ HEADER = struct.Struct("<4sHHII")
 RECORD = struct.Struct("<Q16shBBHBB")
 #: Stored in place of a mate score (any mate, either distance).
 MATE_SCORE = 20000
+#: `Record.result` of a position whose game result says nothing about it.
+RESULT_UNKNOWN = 3
 assert HEADER.size == 16 and RECORD.size == RECORD_SIZE
 
 
@@ -59,7 +62,7 @@ class Record:
 
     board: chess.Board
     score: int  # side to move's view, cp (or +-MATE_SCORE)
-    result: int  # side to move: 0 loss, 1 draw, 2 win
+    result: int  # side to move: 0 loss, 1 draw, 2 win, RESULT_UNKNOWN
 
     @property
     def identity(self) -> tuple[int, bytes, bool]:
@@ -93,7 +96,7 @@ def decode(data: bytes, offset: int = 0, name: str = "<bytes>", base: int = 0) -
     problem = None
     if len(squares) > 32:
         problem = f"{len(squares)} occupied squares"
-    elif result > 2 or turn > 1:
+    elif result > RESULT_UNKNOWN or turn > 1:
         problem = f"result {result} / turn {turn} out of range"
     board = chess.Board(None)
     if problem is None:
