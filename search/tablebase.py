@@ -4,10 +4,9 @@ Two kinds of tables are read, both through python-chess:
 
 * **Syzygy** (``*.rtbw`` win/draw/loss, ``*.rtbz`` distance to zeroing).  Their
   results respect the fifty-move rule: a *cursed win* can be forced to mate
-  but not before the rule draws it.  DTZ only promises progress to the next
-  capture or pawn move, so at the root we follow Stockfish: every move that
-  still wins safely inside the fifty-move budget is searched, and only when
-  the budget gets tight are the moves with the smallest DTZ kept.
+  but not before the rule draws it.  At the root a win plays a move of the
+  smallest DTZ, which is sure to convert inside the fifty-move rule, and a
+  loss a move of the largest (`search.syzygy` opens the files and ranks).
 * **Gaviota** (``*.gtb.cp4``, distance to mate).  Read with python-chess's
   pure-Python prober: libgtb is rarely installed, and the native binding
   allows only one open instance per process.  DTM knows nothing of the
@@ -28,13 +27,12 @@ import os
 from typing import TYPE_CHECKING, Iterable, NamedTuple, Protocol
 
 import chess
-import chess.polyglot
 
 from search.position import MATE, MATE_BOUND
+from search.syzygy import DTZ_BEFORE_ZEROING, FIFTY_MOVE_PLIES, MAX_RANK, dtz_rank, is_decided, open_syzygy
 
 if TYPE_CHECKING:
     import chess.gaviota
-    import chess.syzygy
 
 #: A won position whose mate distance is unknown scores TB_WIN - ply: above
 #: every evaluation, below every mate score, and higher when the win is
@@ -46,14 +44,10 @@ TB_WIN_BOUND = TB_WIN - 256
 #: A cursed win (a draw under the fifty-move rule) is still a little better
 #: than a plain draw: the opponent may yet go wrong.
 CURSED_WIN = 1
-#: Plies from a capture or pawn move until the fifty-move rule draws.
-FIFTY_MOVE_PLIES = 100
 #: Path values meaning "no tables" (`<empty>` is the UCI convention).
 NO_PATHS = ("", "<empty>")
-#: Stockfish's scale for ranking root moves by DTZ.
-_MAX_RANK = 1 << 18
-#: A win ranked at least this high still wins under the fifty-move rule.
-_RANK_BOUND = _MAX_RANK - FIFTY_MOVE_PLIES
+#: Most problems remembered from probes that failed (each table once).
+MAX_PROBLEMS = 16
 
 
 class SyzygyProber(Protocol):
@@ -104,6 +98,9 @@ class Tablebases:
         self.probe_limit = 7
         #: Successful probes since the tables were opened.
         self.hits = 0
+        #: Probes that failed on a damaged table, for the user (see `take_problems`).
+        self.problems: list[str] = []
+        self._failed: set[str] = set()
 
     # --- opening ------------------------------------------------------------------
 
@@ -125,7 +122,7 @@ class Tablebases:
         directories = split_paths(paths)
         if not directories:
             return []
-        tables, messages = _open_syzygy(directories)
+        tables, messages = open_syzygy(directories)
         pieces = max((len(key) - 1 for key in tables.wdl), default=0)  # "KQvK": 3 pieces
         if pieces:
             self.syzygy, self.syzygy_pieces = tables, pieces
@@ -158,6 +155,11 @@ class Tablebases:
     def close(self) -> None:
         self.set_syzygy_path("")
         self.set_gaviota_path("")
+
+    def take_problems(self) -> list[str]:
+        """Messages about probes that failed since the last call (a table damaged inside)."""
+        problems, self.problems = self.problems, []
+        return problems
 
     # --- probing --------------------------------------------------------------------
 
@@ -224,18 +226,16 @@ class Tablebases:
     # --- root ranking -------------------------------------------------------------------
 
     def _rank_by_dtz(self, board: chess.Board, moves: list[chess.Move]) -> list[_Ranked] | None:
-        """Stockfish's ranking: all safe wins equal, then fewer plies to zeroing first."""
+        """Wins by fewest plies to zeroing, losses by most (see `search.syzygy`)."""
         if self.syzygy is None or chess.popcount(board.occupied) > self.syzygy_pieces:
             return None
         clock = board.halfmove_clock
-        repeated = has_repeated(board)
         ranked = []
         for move in moves:
             dtz = self._dtz_after(board, move)
             if dtz is None:
                 return None
-            rank = dtz_rank(dtz, clock, repeated)
-            ranked.append(_Ranked(move, rank, dtz if dtz > 0 else -abs(dtz), rank_score(rank)))
+            ranked.append(_Ranked(move, dtz_rank(dtz, clock), 0, dtz_score(dtz, clock)))
         return ranked
 
     def _dtz_after(self, board: chess.Board, move: chess.Move) -> int | None:
@@ -246,7 +246,7 @@ class Tablebases:
                 return 1
             if board.halfmove_clock == 0:
                 wdl = self._syzygy_wdl(board)
-                return None if wdl is None else _DTZ_BEFORE_ZEROING[-wdl]
+                return None if wdl is None else DTZ_BEFORE_ZEROING[-wdl]
             if board.halfmove_clock >= FIFTY_MOVE_PLIES or board.is_repetition(3):
                 return 0
             dtz = self._syzygy_dtz(board)
@@ -265,7 +265,7 @@ class Tablebases:
             dtm = self._dtm_after(board, move)
             if dtm is None:
                 return None
-            rank = _MAX_RANK - dtm if dtm > 0 else -_MAX_RANK - dtm if dtm < 0 else 0
+            rank = MAX_RANK - dtm if dtm > 0 else -MAX_RANK - dtm if dtm < 0 else 0
             ranked.append(_Ranked(move, rank, 0, dtm_score(dtm, 0)))
         return ranked
 
@@ -313,7 +313,10 @@ class Tablebases:
             return None
         try:
             wdl = self.syzygy.probe_wdl(board)
-        except Exception:  # a damaged table must cost the probe, not the game
+            if wdl not in _WDL_RANK:
+                raise ValueError(f"WDL value {wdl!r} out of range")
+        except Exception as error:  # a damaged table must cost the probe, not the game
+            self._note_failure("WDL", board, error)
             return None
         self.hits += 1
         return wdl
@@ -323,10 +326,24 @@ class Tablebases:
             return None
         try:
             dtz = self.syzygy.probe_dtz(board)
-        except Exception:  # missing DTZ file (KeyError) or a damaged one
+        except Exception as error:  # missing DTZ file (KeyError) or a damaged one
+            self._note_failure("DTZ", board, error)
             return None
         self.hits += 1
         return dtz
+
+    def _note_failure(self, kind: str, board: chess.Board, error: Exception) -> None:
+        """Remember, once per table, a probe that failed for another reason than a missing table."""
+        if isinstance(error, KeyError):  # no such table, or a position no table can hold
+            return
+        import chess.syzygy
+
+        name = f"{kind} {chess.syzygy.calc_key(board)}"
+        if name in self._failed or len(self._failed) >= MAX_PROBLEMS:
+            return
+        self._failed.add(name)
+        self.problems.append(f"Syzygy: {name} probe failed ({type(error).__name__}: {error}); "
+                             "the search goes on without it")
 
     def _gaviota_dtm(self, board: chess.Board) -> int | None:
         """Plies to mate for the side to move (negative: mated), 0 for draws and mated positions."""
@@ -342,10 +359,8 @@ class Tablebases:
 
 # --- scores and ranks ------------------------------------------------------------------------
 
-#: Root DTZ of a move that zeroes into a position of the given WDL (Stockfish's dtz_before_zeroing).
-_DTZ_BEFORE_ZEROING = {2: 1, 1: 101, 0: 0, -1: -101, -2: -1}
 #: Root rank of a move by its WDL, when only WDL tables are there.
-_WDL_RANK = {2: _MAX_RANK, 1: _MAX_RANK - 101, 0: 0, -1: -_MAX_RANK + 101, -2: -_MAX_RANK}
+_WDL_RANK = {2: MAX_RANK, 1: MAX_RANK - 101, 0: 0, -1: -MAX_RANK + 101, -2: -MAX_RANK}
 
 
 def _sign(value: int) -> int:
@@ -370,33 +385,27 @@ def wdl_score(wdl: int, ply: int) -> int:
     return CURSED_WIN * wdl
 
 
-def dtz_rank(dtz: int, clock: int, repeated: bool) -> int:
-    """Stockfish's rank of a root move by its DTZ, given the root's fifty-move clock.
+def dtz_score(dtz: int, clock: int) -> int:
+    """Score of a root move of DTZ `dtz` (from the root) with the root's fifty-move `clock`.
 
-    Every win that zeroes safely inside the fifty-move budget ranks the same
-    (the search picks among them); once the budget is tight, or the game has
-    already repeated, fewer plies to zeroing rank higher.  Losses rank the
-    same unless the fifty-move rule could save the game.
+    A win or loss the rule cannot touch is TB_WIN less the plies to zeroing
+    (nearer conversion, higher; longer resistance, less negative); a cursed
+    win or blessed loss is a draw by the rule, scored as Stockfish does.
     """
-    if dtz > 0:
-        if dtz + clock <= 99 and not repeated:
-            return _MAX_RANK
-        return _MAX_RANK - (dtz + clock)
-    if dtz < 0:
-        if -dtz * 2 + clock < 100:
-            return -_MAX_RANK
-        return -_MAX_RANK + (-dtz + clock)
-    return 0
+    rank = dtz_rank(dtz, clock)
+    if is_decided(rank):
+        return TB_WIN - dtz if dtz > 0 else -TB_WIN - dtz
+    return rank_score(rank)
 
 
 def rank_score(rank: int) -> int:
-    """Score of a DTZ rank: a sure win is TB_WIN, a cursed one a few centipawns (as Stockfish)."""
+    """Score of a root rank that is not decided: cursed wins 1 to 49 cp, growing as the rule's reach nears."""
     if rank < 0:
         return -rank_score(-rank)
-    if rank >= _RANK_BOUND:
+    if is_decided(rank):
         return TB_WIN
     if rank > 0:  # cursed: 1.5 cp, growing to 49 cp as the win comes within the rule's reach
-        return max(3, rank - (_MAX_RANK - 200)) * 100 // 200
+        return max(3, rank - (MAX_RANK - 200)) * 100 // 200
     return 0
 
 
@@ -419,21 +428,6 @@ def tablebase_score(root: RootResult, search_score: int) -> int:
     return search_score
 
 
-def has_repeated(board: chess.Board) -> bool:
-    """Whether a position since the last capture or pawn move occurred twice (Stockfish's has_repeated)."""
-    replay = board.copy()
-    seen: set[int] = set()
-    for _ in range(min(board.halfmove_clock, len(board.move_stack)) + 1):
-        key = chess.polyglot.zobrist_hash(replay)
-        if key in seen:
-            return True
-        seen.add(key)
-        if not replay.move_stack:
-            break
-        replay.pop()
-    return False
-
-
 # --- opening directories -------------------------------------------------------------------
 
 
@@ -442,25 +436,6 @@ def split_paths(paths: str) -> list[str]:
     if paths.strip() in NO_PATHS:
         return []
     return [part.strip() for part in paths.split(os.pathsep) if part.strip() not in NO_PATHS]
-
-
-def _open_syzygy(directories: list[str]) -> tuple[chess.syzygy.Tablebase, list[str]]:
-    import chess.syzygy
-
-    tables = chess.syzygy.Tablebase()
-    messages = []
-    for directory in directories:
-        if not os.path.isdir(directory):
-            messages.append(f"Syzygy: {directory!r} is not a directory")
-            continue
-        try:
-            found = tables.add_directory(directory)
-        except (OSError, ValueError) as error:
-            messages.append(f"Syzygy: cannot read {directory!r}: {error}")
-            continue
-        if not found:
-            messages.append(f"Syzygy: no tables (*.rtbw, *.rtbz) in {directory!r}")
-    return tables, messages
 
 
 def _open_gaviota(directories: list[str]) -> tuple[chess.gaviota.PythonTablebase, list[str]]:

@@ -1,11 +1,13 @@
 """Endgame tablebases: opening paths, probes, root filtering, and won endings played out.
 
-Real tables are Debian's `gaviotatb` 3-man Gaviota set (.ci/run installs it);
-tests that need them skip, saying so, when /usr/share/gaviotatb is absent.
-No Syzygy tables exist here: the Syzygy paths are tested for their error
-handling, and the DTZ root ranking through a fake prober built on Gaviota's
-distances to mate.  The games drive the real engine through python-chess's
-`SimpleEngine`, with node limits so that each takes a few seconds at most.
+Real tables are Debian's `gaviotatb` 3-man Gaviota set (.ci/run installs it)
+and the shared Syzygy set in ../shared/syzygy (3- and 4-piece, and KRBvKR);
+tests that need them skip, saying so, when either is absent.  The Syzygy
+root ranking is checked here against python-chess's own prober on those
+files; tests/test_syzygy.py plays the endings out through UCI and
+tests/test_syzygy_files.py feeds the engine bad paths and damaged files.
+The games drive the real engine through python-chess's `SimpleEngine`, with
+node limits so that each takes a few seconds at most.
 """
 from __future__ import annotations
 
@@ -18,12 +20,13 @@ import pytest
 
 from search.driver import Iteration, Searcher
 from search.position import MATE, MATE_BOUND
+from search.syzygy import dtz_rank, is_decided
 from search.tablebase import (
     TB_WIN,
+    TB_WIN_BOUND,
     RootResult,
     Tablebases,
-    dtz_rank,
-    has_repeated,
+    dtz_score,
     rank_score,
     split_paths,
     tablebase_score,
@@ -34,6 +37,7 @@ from tests.uci_process import guarded_engine
 
 GAVIOTA_ROOT = Path("/usr/share/gaviotatb")
 GAVIOTA_DIR = GAVIOTA_ROOT / "gtb4"
+SYZYGY_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "syzygy"
 
 #: Hard starts: defending king in the centre, attacking king in a far corner.
 KQK_HARD = "8/8/8/4k3/8/8/8/K6Q w - - 0 1"  # mate in 9 (17 plies)
@@ -227,71 +231,94 @@ def test_reported_score_prefers_known_distances() -> None:
     assert tablebase_score(exact, MATE - 9) == MATE - 5
 
 
-# --- Syzygy's DTZ ranking, with a fake prober ------------------------------------------------------
+# --- Syzygy's DTZ ranking, on the real tables -----------------------------------------------------
 
 
-class GaviotaAsSyzygy:
-    """Syzygy answers derived from Gaviota DTM: in pawnless KRK, zeroing is mating."""
+@pytest.fixture(scope="module")
+def referee():
+    """python-chess's Syzygy prober on the shared tables: the independent referee."""
+    if not SYZYGY_DIR.is_dir():
+        pytest.skip(f"{SYZYGY_DIR} is absent: the shared Syzygy tables sit beside the repository in CI")
+    import chess.syzygy
 
-    def __init__(self, gaviota) -> None:
-        self.gaviota = gaviota
-        self.probes = 0
-
-    def probe_wdl(self, board: chess.Board) -> int:
-        self.probes += 1
-        if board.is_checkmate():
-            return -2
-        dtm = self.gaviota.probe_dtm(board)
-        return 2 * ((dtm > 0) - (dtm < 0))
-
-    def probe_dtz(self, board: chess.Board) -> int:
-        self.probes += 1
-        return self.gaviota.probe_dtm(board)
-
-    def close(self) -> None:
-        pass
+    with chess.syzygy.open_tablebase(str(SYZYGY_DIR)) as tables:
+        yield tables
 
 
 @pytest.fixture
-def syzygy(gaviota) -> Tablebases:
+def syzygy(referee) -> Tablebases:
     tablebases = Tablebases()
-    tablebases.syzygy, tablebases.syzygy_pieces = GaviotaAsSyzygy(gaviota), 3
-    return tablebases
+    assert tablebases.set_syzygy_path(str(SYZYGY_DIR)) == ["Syzygy: 36 WDL and 36 DTZ tables, up to 5 pieces"]
+    yield tablebases
+    tablebases.close()
+
+
+def dtz_after(referee, board: chess.Board, move: chess.Move) -> int:
+    """Plies to the next zeroing move for the mover after `move` (negative: losing; 0: draw)."""
+    board = board.copy()
+    board.push(move)
+    if board.is_checkmate():
+        return 1
+    if board.halfmove_clock == 0:
+        return {2: -1, 1: -101, 0: 0, -1: 101, -2: 1}[referee.probe_wdl(board)]
+    dtz = referee.probe_dtz(board)
+    return -dtz - (dtz > 0) + (dtz < 0)
 
 
 def test_dtz_rank_follows_the_fifty_move_budget() -> None:
-    assert dtz_rank(30, 0, False) == dtz_rank(5, 60, False)  # both safe: equal
-    assert dtz_rank(30, 0, True) < dtz_rank(5, 0, True)  # after a repetition: progress first
-    assert dtz_rank(30, 80, False) < dtz_rank(15, 80, False)
-    assert rank_score(dtz_rank(20, 80, False)) == TB_WIN  # zeroes on ply 100: still a win
-    assert 0 < rank_score(dtz_rank(21, 80, False)) < 50  # cursed: drawn by the rule
-    assert dtz_rank(-10, 0, False) == dtz_rank(-40, 0, False) < 0
-    assert dtz_rank(-10, 90, False) > dtz_rank(-5, 90, False)  # hold out for the rule
-    assert rank_score(dtz_rank(-10, 90, False)) == -TB_WIN  # mated by ply 100: lost
-    assert -50 < rank_score(dtz_rank(-11, 90, False)) < 0  # blessed: saved by the rule
-    assert dtz_rank(0, 50, False) == 0 == rank_score(0)
+    assert dtz_rank(5, 0) > dtz_rank(30, 0) > dtz_rank(5, 90) > 0  # nearer zeroing first
+    assert is_decided(dtz_rank(20, 80))  # zeroes on ply 100: still a win
+    assert not is_decided(dtz_rank(21, 80)) and dtz_rank(21, 80) > 0  # cursed: drawn by the rule
+    assert dtz_score(20, 80) == TB_WIN - 20 and 0 < dtz_score(21, 80) < 50
+    assert dtz_rank(-40, 0) > dtz_rank(-10, 0)  # hold out longest
+    assert dtz_score(-10, 90) == -TB_WIN + 10  # zeroed by ply 100: lost
+    assert -50 < dtz_score(-11, 90) < 0 and not is_decided(dtz_rank(-11, 90))  # blessed: saved by the rule
+    assert dtz_rank(0, 50) == 0 == rank_score(0) == dtz_score(0, 50)
 
 
-def test_syzygy_root_searches_every_safe_win(syzygy, gaviota) -> None:
+def test_syzygy_root_keeps_the_quickest_progress(syzygy, referee) -> None:
     board = chess.Board(KRK_ROOK_ATTACKED)
     result = syzygy.root_moves(board)
-    wins = {move for move in board.legal_moves if dtm_after(gaviota, board, move) > 0}
-    assert set(result.moves) == wins and result.score == TB_WIN
-    distances = [dtm_after(gaviota, board, move) for move in result.moves]
-    assert distances == sorted(distances), "nearest zeroing first"
-    assert syzygy.syzygy.probes > 0 and syzygy.hits > 0
+    distances = {move: dtz_after(referee, board, move) for move in board.legal_moves}
+    quickest = min(dtz for dtz in distances.values() if dtz > 0)
+    assert set(result.moves) == {move for move, dtz in distances.items() if dtz == quickest}
+    assert result.score == TB_WIN - quickest
+    assert syzygy.hits > 0
+
+
+def test_syzygy_root_keeps_the_longest_resistance(syzygy, referee) -> None:
+    board = chess.Board("1k6/8/8/R1KB4/8/3r4/8/8 b - - 0 1")  # KRBvKR
+    result = syzygy.root_moves(board)
+    distances = {move: dtz_after(referee, board, move) for move in board.legal_moves}
+    longest = min(distances.values())
+    assert longest == -90 and max(distances.values()) < 0
+    assert set(result.moves) == {move for move, dtz in distances.items() if dtz == longest}
+    assert result.score == -TB_WIN + 90
+
+
+def test_syzygy_root_keeps_every_draw(syzygy, referee) -> None:
+    board = chess.Board("8/8/7r/8/3R4/1k6/8/K7 w - - 0 1")  # KRvKR: most moves lose
+    result = syzygy.root_moves(board)
+    draws = {move for move in board.legal_moves if dtz_after(referee, board, move) == 0}
+    assert 0 < len(draws) < board.legal_moves.count()
+    assert set(result.moves) == draws and result.score == 0
 
 
 @pytest.mark.parametrize("clock, won", [(69, True), (70, False)])
-def test_syzygy_root_near_the_fifty_move_rule_keeps_the_fastest(syzygy, gaviota, clock, won) -> None:
-    # The quickest win zeroes (mates) 31 plies from here: on ply 100 with a
+def test_syzygy_root_near_the_fifty_move_rule(syzygy, referee, clock, won) -> None:
+    # The quickest zeroing (the mate) is 31 plies away: on ply 100 with a
     # clock of 69, too late with 70 (a cursed win, scored barely above a draw).
     board = chess.Board(KRK_ROOK_ATTACKED.replace(" 0 1", f" {clock} 60"))
     result = syzygy.root_moves(board)
-    quickest = min(d for d in (dtm_after(gaviota, board, m) for m in board.legal_moves) if d > 0)
-    assert quickest == 31
-    assert {dtm_after(gaviota, board, move) for move in result.moves} == {quickest}
-    assert result.score == TB_WIN if won else 0 < result.score < 50
+    assert {dtz_after(referee, board, move) for move in result.moves} == {31}
+    assert result.score == TB_WIN - 31 if won else 0 < result.score < 50
+
+
+def test_syzygy_in_tree_scores_prefer_the_nearer_win(syzygy) -> None:
+    board = chess.Board("8/8/8/3k4/8/8/8/KBN5 b - - 0 1")  # just after a capture: Black is lost
+    assert syzygy.probe_score(board, 3) == -TB_WIN + 3
+    board.turn = chess.WHITE
+    assert syzygy.probe_score(board, 2) > syzygy.probe_score(board, 4) > TB_WIN_BOUND
 
 
 def test_syzygy_failure_falls_back_on_gaviota(syzygy, gaviota_dir) -> None:
@@ -302,20 +329,6 @@ def test_syzygy_failure_falls_back_on_gaviota(syzygy, gaviota_dir) -> None:
     syzygy.set_gaviota_path(str(gaviota_dir))
     result = syzygy.root_moves(chess.Board(KRK_ROOK_ATTACKED))
     assert result.score == MATE - 31  # Gaviota's exact distance
-
-
-def test_has_repeated() -> None:
-    board = chess.Board(KQK_HARD)
-    assert not has_repeated(board)
-    for uci in ("h1h2", "e5e4", "h2h1", "e4e5"):
-        board.push_uci(uci)
-    assert has_repeated(board)
-    board.push_uci("h1h4")
-    assert has_repeated(board)  # still since the last zeroing move
-    board.push_uci("e5d5")
-    board.push_uci("h4e4")
-    board.push_uci("d5e4")  # capture: a fresh start
-    assert not has_repeated(board)
 
 
 # --- the search with tables ---------------------------------------------------------------------------

@@ -244,6 +244,8 @@ class UciEngine:
         except Exception as error:  # keep serving: fall back on what we know
             self.out.info_string(f"search error: {type(error).__name__}: {error}")
             best = reported[-1].pv[0] if reported and reported[-1].pv else None
+        for problem in self.tablebases.take_problems():  # a table damaged inside, met while searching
+            self.out.info_string(problem)
         if best is None or best not in board.legal_moves:
             best = next(iter(board.legal_moves), None)
             ponder = None
