@@ -136,30 +136,34 @@ STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/g
 @pytest.mark.skipif(STOCKFISH is None, reason="Debian's stockfish (the teacher) is not installed")
 def test_datagen_is_deterministic_resumable_and_labels_tree_positions(tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    """Two tiny chunks (self-play and search-tree positions) at a shallow teacher depth."""
+    """Three tiny chunks (self-play, search-tree and teacher-play positions) at a shallow teacher depth."""
     out = tmp_path / "data"
     argv = ["--out", str(out), "--workers", "1", "--seed", "3", "--stockfish", str(STOCKFISH), "--depth", "2",
-            "--selfplay-chunks", "1", "--tree-chunks", "1", "--chunk-games", "1", "--selfplay-nodes", "60",
+            "--selfplay-chunks", "1", "--tree-chunks", "1", "--play-chunks", "1", "--chunk-games", "1", "--selfplay-nodes", "60",
             "--no-progress"]
     assert datagen.main(argv) == 0
     files = {path.name: path.read_bytes() for path in out.glob("*.psd.gz")}
-    assert set(files) == {"self-0000.psd.gz", "tree-0000.psd.gz"}
+    assert set(files) == {"self-0000.psd.gz", "tree-0000.psd.gz", "play-0000.psd.gz"}
     provenance = json.loads((out / "provenance.json").read_text())
     assert provenance["teacher"].startswith("Stockfish") and provenance["seed"] == 3
     game, tree = read_chunk(out / "self-0000.psd.gz"), read_chunk(out / "tree-0000.psd.gz")
+    play = read_chunk(out / "play-0000.psd.gz")
     assert provenance["chunks"]["tree-0000"]["written"] == len(tree) > 0
+    assert provenance["chunks"]["play-0000"]["written"] == len(play) > 10
     assert all(record.result in (0, 1, 2) for record in game)
-    assert all(record.result == RESULT_UNKNOWN for record in tree)  # off the game's line: no result
-    assert not any(record.board.is_check() for record in game + tree)
+    assert all(record.result == RESULT_UNKNOWN for record in tree + play)  # no game result used
+    assert not any(record.board.is_check() for record in game + tree + play)
     # The trees reach positions the game did not.
     assert {r.identity for r in tree} - {r.identity for r in game}
     # Resumed: nothing left to do.  Remade: the same bytes.
     capsys.readouterr()
     assert datagen.main(argv) == 0
-    assert "2 done, 0 to make" in capsys.readouterr().err
-    (out / "tree-0000.psd.gz").unlink()
+    assert "3 done, 0 to make" in capsys.readouterr().err
+    for name in ("tree-0000.psd.gz", "play-0000.psd.gz"):
+        (out / name).unlink()
     assert datagen.main(argv) == 0
-    assert (out / "tree-0000.psd.gz").read_bytes() == files["tree-0000.psd.gz"]
+    for name in ("tree-0000.psd.gz", "play-0000.psd.gz"):
+        assert (out / name).read_bytes() == files[name], name
 
 
 def test_tree_sampler_draws_evaluated_positions_and_unhooks() -> None:

@@ -22,6 +22,14 @@ Work is cut into chunks, each a deterministic task with its own output file
   positions alone scored those worse than the classical evaluation
   (docs/nnue.md).  Their game result says nothing about them: it is stored
   as unknown and the trainer uses the teacher's score alone.
+* ``play-NNNN``: `--chunk-games` games the teacher plays against itself:
+  from the bundled book plus 2..6 random moves, each move is the teacher's
+  best move at the labelling depth (so a move costs nothing beyond its
+  label), except that with probability `PLAY_RANDOM` a random legal move is
+  played instead, which leads into the unbalanced positions a search meets.
+  Ten times the rate of ``tree`` chunks (no Pawnstorm search), for variety
+  across many more games.  Adjudicated at |score| >= `PLAY_DECIDED` for 4
+  plies, ended at 300 plies; results are stored as unknown.
 
 In a chunk a position is kept if the side to move is not in check and it is
 new to the chunk (key: pieces and side to move, what the features see); it is
@@ -54,11 +62,12 @@ import chess
 import chess.pgn
 
 from training.records import RESULT_UNKNOWN, Record, write_chunk
-from training.teacher import Teacher
+from training.teacher import Label, Teacher
 
 RESULT_FOR_WHITE = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}
 MAX_PLIES = 240
 RESIGN_SCORE, RESIGN_PLIES = 1000, 4
+PLAY_RANDOM, PLAY_DECIDED, PLAY_MAX_PLIES = 0.1, 2000, 300
 DRAW_SCORE, DRAW_PLIES, DRAW_AFTER = 10, 12, 80
 
 
@@ -67,7 +76,7 @@ class Task:
     """One chunk of work: which games, and where its records go."""
 
     name: str  # file stem, e.g. "sf-0003"
-    kind: str  # "sf", "self" or "tree"
+    kind: str  # "sf", "self", "tree" or "play"
     index: int
 
 
@@ -167,15 +176,9 @@ class TreeSampler:
         return chosen
 
 
-def selfplay_game(rng: random.Random, nodes: int, tree: bool = False) -> tuple[list[chess.Board], int]:
-    """One Pawnstorm game from a randomised opening: (positions, result for White).
-
-    The positions are those before each searched move, or with `tree` one
-    drawn from each move's search tree (then the result is RESULT_UNKNOWN).
-    """
+def randomised_opening(rng: random.Random) -> chess.Board:
+    """The bundled book (weighted random choice), then 2..6 uniformly random legal moves."""
     from opening_book import OpeningBook
-    from search.driver import Searcher
-    from search.timeman import Limits
 
     board = chess.Board()
     with OpeningBook() as book:
@@ -186,6 +189,35 @@ def selfplay_game(rng: random.Random, nodes: int, tree: bool = False) -> tuple[l
         if not moves:
             break
         board.push(rng.choice(moves))
+    return board
+
+
+def teacher_game(rng: random.Random, teacher: Teacher) -> list[tuple[chess.Board, Label]]:
+    """A `play` game: every position with the teacher's label, moves mostly the teacher's."""
+    board = randomised_opening(rng)
+    labelled: list[tuple[chess.Board, Label]] = []
+    decided = 0
+    while board.outcome(claim_draw=True) is None and board.ply() < PLAY_MAX_PLIES and decided < 4:
+        label = teacher.label(board)
+        labelled.append((board.copy(stack=False), label))
+        decided = decided + 1 if abs(label.score) >= PLAY_DECIDED else 0
+        move = label.best_move
+        if move is None or rng.random() < PLAY_RANDOM:
+            move = rng.choice(list(board.legal_moves))
+        board.push(move)
+    return labelled
+
+
+def selfplay_game(rng: random.Random, nodes: int, tree: bool = False) -> tuple[list[chess.Board], int]:
+    """One Pawnstorm game from a randomised opening: (positions, result for White).
+
+    The positions are those before each searched move, or with `tree` one
+    drawn from each move's search tree (then the result is RESULT_UNKNOWN).
+    """
+    from search.driver import Searcher
+    from search.timeman import Limits
+
+    board = randomised_opening(rng)
     searcher = Searcher(hash_mb=4)
     boards: list[chess.Board] = []
     white_scores: list[int] = []
@@ -244,6 +276,8 @@ def run_task(task: Task) -> tuple[str, dict[str, int]]:
     counts = {"games": 0, "positions": 0, "in_check": 0, "duplicate": 0, "noisy": 0, "written": 0}
     seen: set[tuple[int, bytes, bool]] = set()
     records: list[Record] = []
+    if task.kind == "play":
+        return task.name, run_play_task(task, counts, seen, records)
     skip = _settings.skip_plies if task.kind == "sf" else 0
     for boards, white_result in games_of(task, _settings):
         counts["games"] += 1
@@ -267,13 +301,35 @@ def run_task(task: Task) -> tuple[str, dict[str, int]]:
     return task.name, counts
 
 
+def run_play_task(task: Task, counts: dict[str, int], seen: set, records: list[Record]) -> dict[str, int]:
+    """A `play` chunk: the teacher's games, labelled as they are played."""
+    assert _teacher is not None and _settings is not None
+    rng = random.Random(f"pawnstorm-datagen-play-{_settings.seed}-{task.index}")
+    for _ in range(_settings.chunk_games):
+        counts["games"] += 1
+        for board, label in teacher_game(rng, _teacher):
+            counts["positions"] += 1
+            record = Record(board, label.score, RESULT_UNKNOWN)
+            if board.is_check():
+                counts["in_check"] += 1
+            elif record.identity in seen:
+                counts["duplicate"] += 1
+            elif label.best_move is None or board.is_capture(label.best_move) or label.best_move.promotion:
+                counts["noisy"] += 1
+            else:
+                seen.add(record.identity)
+                records.append(record)
+    counts["written"] = write_chunk(_settings.out / f"{task.name}.psd.gz", records)
+    return counts
+
+
 # --- the run -----------------------------------------------------------------
 
-def plan(settings: Settings, sf_chunks: int, self_chunks: int, tree_chunks: int = 0) -> list[Task]:
+def plan(settings: Settings, sf_chunks: int, self_chunks: int, tree_chunks: int = 0, play_chunks: int = 0) -> list[Task]:
     """All chunks, the sources interleaved so that a partial run has each."""
     tasks = []
-    for index in range(max(sf_chunks, self_chunks, tree_chunks)):
-        for kind, chunks in (("sf", sf_chunks), ("self", self_chunks), ("tree", tree_chunks)):
+    for index in range(max(sf_chunks, self_chunks, tree_chunks, play_chunks)):
+        for kind, chunks in (("sf", sf_chunks), ("self", self_chunks), ("tree", tree_chunks), ("play", play_chunks)):
             if index < chunks:
                 tasks.append(Task(f"{kind}-{index:04d}", kind, index))
     return tasks
@@ -296,7 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-plies", type=int, default=8, help="opening plies of PGN games to skip")
     parser.add_argument("--selfplay-chunks", type=int, default=0)
     parser.add_argument("--tree-chunks", type=int, default=0, help="chunks of positions from search trees")
-    parser.add_argument("--chunk-games", type=int, default=40, help="self-play games per chunk (also tree chunks)")
+    parser.add_argument("--play-chunks", type=int, default=0, help="chunks of the teacher's own games")
+    parser.add_argument("--chunk-games", type=int, default=40, help="games per self, tree or play chunk")
     parser.add_argument("--selfplay-nodes", type=int, default=400)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -305,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
                         args.skip_plies, args.chunk_games, args.selfplay_nodes)
     args.out.mkdir(parents=True, exist_ok=True)
     sf_chunks = -(-count_pgn_games(args.pgn) // args.pgn_games) if args.pgn else 0
-    tasks = plan(settings, sf_chunks, args.selfplay_chunks, args.tree_chunks)
+    tasks = plan(settings, sf_chunks, args.selfplay_chunks, args.tree_chunks, args.play_chunks)
     provenance_path = args.out / "provenance.json"
     provenance = json.loads(provenance_path.read_text()) if provenance_path.exists() else {"chunks": {}}
     pending = [task for task in tasks if not (args.out / f"{task.name}.psd.gz").exists()]
@@ -323,6 +380,9 @@ def main(argv: list[str] | None = None) -> int:
                      "opening": "bundled book (weighted random), then 2..6 random legal moves"},
         "tree": "self-play games as above (seeds 'pawnstorm-datagen-tree-<seed>-<chunk>'), one position per move "
                 "drawn uniformly from those the search evaluated; result unknown (3)",
+        "play": f"the teacher's own games (seeds 'pawnstorm-datagen-play-<seed>-<chunk>'), opened as above, its best "
+                f"move at the labelling depth or with probability {PLAY_RANDOM} a random one; adjudicated at "
+                f"|score| >= {PLAY_DECIDED} for 4 plies or {PLAY_MAX_PLIES} plies; result unknown (3)",
         "command": "python -m training.datagen " + " ".join(argv if argv is not None else sys.argv[1:]),
     })
 

@@ -88,11 +88,19 @@ def piece_codes(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, bits
 
 
-def feature_matrices(records: np.ndarray) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
-    """Sparse inputs of the side to move's and the other side's perspective (N x 768 each)."""
+def feature_matrices(records: np.ndarray, mirror: bool = False) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
+    """Sparse inputs of the side to move's and the other side's perspective (N x 768 each).
+
+    With `mirror` the board is flipped from the a-file to the h-file first
+    (square ^ 7): the records carry no castling rights, and chess is
+    otherwise symmetric that way, so the twin is a new position with the
+    same label (the "hm" of Stockfish's HalfKAv2_hm makes the same bet).
+    """
     codes, bits = piece_codes(records)
     n = len(records)
     rows, squares = np.nonzero(bits)
+    if mirror:
+        squares = squares ^ 7
     code = codes[rows, squares]
     colour_black = code // 6  # 0 White piece
     piece = code % 6
@@ -253,7 +261,8 @@ def quantised_cp(net: Net, stm, other) -> np.ndarray:
 def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, seed: int,
           holdout: float = 0.05, progress: bool = True, log=print, residual: bool = False,
           weight_decay: float = 0.0, held: np.ndarray | None = None,
-          groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA) -> tuple[FloatNet, dict[str, float]]:
+          groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA,
+          mirror: bool = False) -> tuple[FloatNet, dict[str, float]]:
     """Train on `records`; with `residual` the net corrects the classical evaluation.
 
     `held` marks the validation positions (default: `holdout` of them by a
@@ -268,6 +277,11 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     base = classical_scores(records) if residual else np.zeros(len(records), dtype=np.float32)
     train_idx, valid_idx = np.nonzero(~held)[0], np.nonzero(held)[0]
     v_stm, v_other, v_target, v_base = stm[valid_idx], other[valid_idx], target[valid_idx], base[valid_idx]
+    if mirror:  # the training positions' mirrored twins join as rows n.. 2n-1 (never the held-out ones)
+        m_stm, m_other = feature_matrices(records, mirror=True)
+        stm, other = scipy.sparse.vstack([stm, m_stm], format="csr"), scipy.sparse.vstack([other, m_other], format="csr")
+        target, base = np.concatenate([target, target]), np.concatenate([base, base])
+        train_idx = np.concatenate([train_idx, train_idx + len(records)])
     net = FloatNet(hidden, rng, residual)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
     def group_losses() -> str:
@@ -325,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="what the net's output is added to (default: the classical evaluation)")
     parser.add_argument("--lambda", dest="teacher_share", type=float, default=LAMBDA,
                         help=f"the teacher's share of the target (default {LAMBDA}; the game result has the rest)")
+    parser.add_argument("--mirror", action="store_true", help="add every training position's a<->h mirrored twin")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay of w1 and w2")
     args = parser.parse_args(argv)
 
@@ -341,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     groups = {kind: kinds == kind for kind in sorted(set(kinds.tolist()))}
     net, stats = train(records, args.hidden, args.epochs, args.batch, args.lr, args.seed, args.holdout,
                        log=lambda line: print(line, file=sys.stderr), residual=args.base == "classical",
-                       weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share)
+                       weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share,
+                       mirror=args.mirror)
     quantised = quantise(net, str(args.out))
     stm, other = feature_matrices(records[held])
     error = np.abs(net.cp(stm, other) - quantised_cp(quantised, stm, other))  # the base is the same in both
