@@ -69,6 +69,8 @@ class AlphaBeta:
         self.tablebases = tablebases
         #: Most pieces at which the tree probes the tablebases (0: never).
         self.tablebase_pieces = tablebases.search_pieces if tablebases is not None else 0
+        #: Least remaining depth at which the tree probes: a probe costs several nodes.
+        self.tablebase_depth = tablebases.probe_depth if tablebases is not None else 0
 
     def _tick(self) -> None:
         self.nodes += 1
@@ -88,7 +90,7 @@ class AlphaBeta:
         if ply > 0:
             if pos.is_draw():
                 return 0
-            if self.tablebase_pieces and pos.board.halfmove_clock == 0:
+            if self.tablebase_pieces and pos.board.halfmove_clock == 0 and depth >= self.tablebase_depth:
                 score = self._probe_tablebases(ply)
                 if score is not None:
                     return score

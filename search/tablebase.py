@@ -27,6 +27,7 @@ import os
 from typing import TYPE_CHECKING, Iterable, NamedTuple, Protocol
 
 import chess
+import chess.syzygy
 
 from search.position import MATE, MATE_BOUND
 from search.syzygy import DTZ_BEFORE_ZEROING, FIFTY_MOVE_PLIES, MAX_RANK, dtz_rank, is_decided, open_syzygy
@@ -46,6 +47,11 @@ TB_WIN_BOUND = TB_WIN - 256
 CURSED_WIN = 1
 #: Path values meaning "no tables" (`<empty>` is the UCI convention).
 NO_PATHS = ("", "<empty>")
+#: Least remaining depth for a probe in the search (Stockfish's SyzygyProbeDepth).
+#: A WDL probe costs about as much as four nodes; leaving the horizon nodes
+#: unprobed keeps `bench` at its speed without tables, and endgames lose
+#: less than a fifth of theirs (docs/tablebases.md has the figures).
+DEFAULT_PROBE_DEPTH = 1
 #: Most problems remembered from probes that failed (each table once).
 MAX_PROBLEMS = 16
 
@@ -93,9 +99,13 @@ class Tablebases:
     def __init__(self) -> None:
         self.syzygy: SyzygyProber | None = None
         self.syzygy_pieces = 0
+        #: Material keys ("KRvK") of the WDL tables at hand; None: unknown, probe anyway.
+        self.syzygy_keys: frozenset[str] | None = None
         self.gaviota: GaviotaProber | None = None
         self.gaviota_pieces = 0
         self.probe_limit = 7
+        #: Least remaining depth at which the search probes (SyzygyProbeDepth).
+        self.probe_depth = DEFAULT_PROBE_DEPTH
         #: Successful probes since the tables were opened.
         self.hits = 0
         #: Probes that failed on a damaged table, for the user (see `take_problems`).
@@ -118,14 +128,14 @@ class Tablebases:
         """Use the Syzygy tables in `paths` (directories joined by os.pathsep); messages for the user."""
         if self.syzygy is not None:
             self.syzygy.close()
-        self.syzygy, self.syzygy_pieces = None, 0
+        self.syzygy, self.syzygy_pieces, self.syzygy_keys = None, 0, None
         directories = split_paths(paths)
         if not directories:
             return []
         tables, messages = open_syzygy(directories)
         pieces = max((len(key) - 1 for key in tables.wdl), default=0)  # "KQvK": 3 pieces
         if pieces:
-            self.syzygy, self.syzygy_pieces = tables, pieces
+            self.syzygy, self.syzygy_pieces, self.syzygy_keys = tables, pieces, frozenset(tables.wdl)
             dtz = len({table.key for table in tables.dtz.values()})
             wdl = len({table.key for table in tables.wdl.values()})
             messages.append(f"Syzygy: {wdl} WDL and {dtz} DTZ tables, up to {pieces} pieces")
@@ -194,14 +204,16 @@ class Tablebases:
         """
         if not self.covers(board):
             return None
-        if board.is_checkmate():  # Gaviota stores mated positions as 0
-            return -MATE + ply
         dtm = self._gaviota_dtm(board)
+        if dtm == 0 and board.is_checkmate():  # Gaviota stores mated positions as 0
+            return -MATE + ply
         if dtm is not None and abs(dtm) <= FIFTY_MOVE_PLIES - board.halfmove_clock:
             return dtm_score(dtm, ply)
         wdl = self._syzygy_wdl(board)
         if wdl is None and dtm is not None:
             wdl = 2 * _sign(dtm)
+        if wdl == -2 and board.is_checkmate():  # asked only of lost positions: legal moves cost
+            return -MATE + ply
         return None if wdl is None else wdl_score(wdl, ply)
 
     def root_moves(self, board: chess.Board, candidates: Iterable[chess.Move] | None = None) -> RootResult | None:
@@ -311,6 +323,8 @@ class Tablebases:
     def _syzygy_wdl(self, board: chess.Board) -> int | None:
         if self.syzygy is None or chess.popcount(board.occupied) > self.syzygy_pieces:
             return None
+        if self.syzygy_keys is not None and chess.syzygy.calc_key(board) not in self.syzygy_keys:
+            return None  # five pieces, say, but not those of a table at hand: failing costs more
         try:
             wdl = self.syzygy.probe_wdl(board)
             if wdl not in _WDL_RANK:

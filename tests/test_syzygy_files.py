@@ -106,13 +106,23 @@ def test_syzygy_and_gaviota_together(engine_cmd, repo_root, engine_env, syzygy_d
 def test_probe_limit_is_honoured(engine_cmd, repo_root, engine_env, syzygy_dir, limit, probed) -> None:
     with guarded_engine(engine_cmd, repo_root, engine_env) as engine:
         engine.configure({"OwnBook": False, "SyzygyPath": str(syzygy_dir), "SyzygyProbeLimit": limit})
-        info = engine.analyse(chess.Board(SIX_PIECES), chess.engine.Limit(depth=3))
-        # Qxd4 wins the rook into KQRvKN-then-fewer: found by probes of four pieces.
+        info = engine.analyse(chess.Board(SIX_PIECES), chess.engine.Limit(depth=4))
+        # Qxd4 and more captures lead into won four-piece tables: found by probing them.
         assert (info["tbhits"] > 0) == probed, info
         assert (info["score"].relative > chess.engine.Cp(20000)) == probed, info
         # The root still uses the tables whatever the limit.
         root = engine.analyse(chess.Board(KQK), chess.engine.Limit(depth=1))
         assert root["tbhits"] > 0 and root["score"].relative > chess.engine.Cp(20000)
+
+
+@pytest.mark.parametrize("depth, probed", [(1, True), (2, False)])
+def test_probe_depth_is_honoured(engine_cmd, repo_root, engine_env, syzygy_dir, depth, probed) -> None:
+    """Probes only where at least SyzygyProbeDepth plies remain: none deeper than the search."""
+    with guarded_engine(engine_cmd, repo_root, engine_env) as engine:
+        assert engine.options["SyzygyProbeDepth"].default == 1
+        engine.configure({"OwnBook": False, "SyzygyPath": str(syzygy_dir), "SyzygyProbeDepth": depth})
+        info = engine.analyse(chess.Board(SIX_PIECES), chess.engine.Limit(depth=4))
+        assert (info["tbhits"] > 0) == probed, info
 
 
 # --- bad input: explained, and the engine plays on --------------------------------------------------------

@@ -1,7 +1,7 @@
 """Command-line entry point: the UCI loop by default, tools as subcommands.
 
     pawnstorm                 UCI mode (what GUIs start)
-    pawnstorm bench [DEPTH]   fixed-depth search over the bench positions
+    pawnstorm bench [DEPTH] [--syzygy PATH]   fixed-depth search over the bench positions
     pawnstorm perft N [--fen FEN]
     pawnstorm analyse --fen FEN [--depth N | --movetime MS | --nodes N] [--multipv K]
     pawnstorm epd FILE [--depth N | --movetime MS | --nodes N]
@@ -22,7 +22,18 @@ from eval.nnue import default_net
 from uci_engine import analyse, annotate, epd
 from uci_engine.position_cmd import board_from_fen
 from uci_engine.protocol import UciEngine
+from search.tablebase import Tablebases
 from uci_engine.tools import DEFAULT_BENCH_DEPTH, bench, divide
+
+
+def _bench_tablebases(paths: str) -> Tablebases | None:
+    """The tables `bench --syzygy` searches with, after saying what was found; None for none."""
+    if not paths:
+        return None
+    tablebases = Tablebases()
+    for message in tablebases.set_syzygy_path(paths):
+        print(message)
+    return tablebases if tablebases.max_pieces else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     bench_cmd = commands.add_parser("bench", help="search the bench positions to a fixed depth")
     bench_cmd.add_argument("depth", nargs="?", type=int, default=DEFAULT_BENCH_DEPTH)
+    bench_cmd.add_argument("--syzygy", metavar="PATH", default="",
+                           help="search with the Syzygy tables in PATH (folders joined by the OS path separator)")
     perft_cmd = commands.add_parser("perft", help="count leaf nodes of the move tree")
     perft_cmd.add_argument("depth", type=int)
     perft_cmd.add_argument("--fen", default=chess.STARTING_FEN)
@@ -55,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{args.command}: interrupted", file=sys.stderr)
             return 130
     if args.command == "bench":
-        bench(max(1, args.depth), net=default_net())
+        bench(max(1, args.depth), net=default_net(), tablebases=_bench_tablebases(args.syzygy))
     elif args.command == "perft":
         board = board_from_fen(args.fen)
         if isinstance(board, str):

@@ -20,7 +20,7 @@ from eval.wdl import material, wdl
 from opening_book import OpeningBook
 from search.driver import Iteration, Searcher
 from search.strength import CANDIDATE_LINES, ELO_MAX, ELO_MIN, StrengthLimit
-from search.tablebase import Tablebases
+from search.tablebase import DEFAULT_PROBE_DEPTH, Tablebases
 from search.timeman import Limits
 from uci_engine import __version__
 from uci_engine.info import currmove_line, info_line
@@ -75,6 +75,7 @@ class UciEngine:
         self.options.add(Option("SyzygyPath", "string", NO_TABLEBASES), self._on_syzygy_path)
         self.options.add(Option("GaviotaTbPath", "string", NO_TABLEBASES), self._on_gaviota_path)
         self.options.add(Option("SyzygyProbeLimit", "spin", 7, 0, 7), self._on_probe_limit)
+        self.options.add(Option("SyzygyProbeDepth", "spin", DEFAULT_PROBE_DEPTH, 1, 100), self._on_probe_depth)
         self.options.add(Option("EvalFile", "string", BUNDLED_NET), self._on_eval_file)
         self.options.add(Option("Use NNUE", "check", nnue.USE_NNUE_DEFAULT), self._on_use_nnue)
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
@@ -188,7 +189,7 @@ class UciEngine:
             except ValueError:
                 self.out.info_string(f"bench: depth {args[0]!r} is not a number; using {depth}")
         self.wait_for_search()
-        bench(depth, emit=self.out.send, net=self.searcher.net)
+        bench(depth, emit=self.out.send, net=self.searcher.net, tablebases=self.searcher.tablebases)
 
     def cmd_perft(self, args: list[str]) -> None:
         try:
@@ -377,6 +378,10 @@ class UciEngine:
     def _on_probe_limit(self, option: Option) -> None:
         # Read when a search starts: a running search keeps its limit.
         self.tablebases.probe_limit = int(option.value)  # type: ignore[arg-type]
+
+    def _on_probe_depth(self, option: Option) -> None:
+        # Read when a search starts, like the limit.
+        self.tablebases.probe_depth = int(option.value)  # type: ignore[arg-type]
 
     def _use_tablebases(self, messages: list[str]) -> None:
         """Report what the tables' paths gave (bad paths included) and search with whatever opened."""

@@ -9,6 +9,7 @@ import chess.polyglot
 
 from eval.nnue import Net
 from search.driver import Searcher
+from search.tablebase import Tablebases
 from search.timeman import Limits
 
 #: Varied positions for `bench`: openings, middlegames, tactics, endgames.
@@ -61,19 +62,25 @@ DEFAULT_BENCH_DEPTH = 5
 
 
 def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = 16, emit: Callable[[str], None] = print,
-          net: Net | None = None) -> tuple[int, float]:
+          net: Net | None = None, tablebases: Tablebases | None = None) -> tuple[int, float]:
     """Search every bench position to `depth` from a clean table; (nodes, seconds).
 
-    `net` is the evaluation to search with (None: the classical one).
+    `net` is the evaluation to search with (None: the classical one);
+    `tablebases` the endgame tables (None: none, the signature's setting).
+    With tables the node count changes where they are probed, and the
+    speed shows what the probes cost (docs/tablebases.md).
 
     A fresh `Searcher` per position keeps the node count independent of
     position order and of anything searched before, so it is reproducible.
     """
     total_nodes = 0
+    hits_before = tablebases.hits if tablebases is not None else 0
     start = time.perf_counter()
     for index, fen in enumerate(BENCH_FENS, 1):
         board = chess.Board(fen)
-        result = Searcher(hash_mb, net=net).search(board, Limits(depth=depth))
+        searcher = Searcher(hash_mb, net=net)
+        searcher.tablebases = tablebases
+        result = searcher.search(board, Limits(depth=depth))
         total_nodes += result.nodes
         emit(f"Position: {index}/{len(BENCH_FENS)} ({fen}) bestmove {result.best_move} nodes {result.nodes}")
     elapsed = time.perf_counter() - start
@@ -82,6 +89,8 @@ def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = 16, emit: Callable[[s
     emit(f"Total time (ms) : {int(elapsed * 1000)}")
     emit(f"Nodes searched  : {total_nodes}")
     emit(f"Nodes/second    : {int(total_nodes / elapsed) if elapsed > 0 else 0}")
+    if tablebases is not None:
+        emit(f"Tablebase hits  : {tablebases.hits - hits_before}")
     return total_nodes, elapsed
 
 
