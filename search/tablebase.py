@@ -135,7 +135,8 @@ class Tablebases:
         tables, messages = open_syzygy(directories)
         pieces = max((len(key) - 1 for key in tables.wdl), default=0)  # "KQvK": 3 pieces
         if pieces:
-            self.syzygy, self.syzygy_pieces, self.syzygy_keys = tables, pieces, frozenset(tables.wdl)
+            # python-chess answers KvK (a draw) without a table.
+            self.syzygy, self.syzygy_pieces, self.syzygy_keys = tables, pieces, frozenset([*tables.wdl, "KvK"])
             dtz = len({table.key for table in tables.dtz.values()})
             wdl = len({table.key for table in tables.wdl.values()})
             messages.append(f"Syzygy: {wdl} WDL and {dtz} DTZ tables, up to {pieces} pieces")
@@ -239,7 +240,7 @@ class Tablebases:
 
     def _rank_by_dtz(self, board: chess.Board, moves: list[chess.Move]) -> list[_Ranked] | None:
         """Wins by fewest plies to zeroing, losses by most (see `search.syzygy`)."""
-        if self.syzygy is None or chess.popcount(board.occupied) > self.syzygy_pieces:
+        if not self._syzygy_holds(board):
             return None
         clock = board.halfmove_clock
         ranked = []
@@ -298,7 +299,7 @@ class Tablebases:
 
     def _rank_by_wdl(self, board: chess.Board, moves: list[chess.Move]) -> list[_Ranked] | None:
         """Syzygy without DTZ files: keep the moves with the best result, no progress order."""
-        if self.syzygy is None or chess.popcount(board.occupied) > self.syzygy_pieces:
+        if not self._syzygy_holds(board):
             return None
         ranked = []
         for move in moves:
@@ -320,11 +321,15 @@ class Tablebases:
 
     # --- single probes: a missing or damaged table is None, never an exception -------------------
 
-    def _syzygy_wdl(self, board: chess.Board) -> int | None:
+    def _syzygy_holds(self, board: chess.Board) -> bool:
+        """Whether a Syzygy table at hand has this material (probing one that is not costs more)."""
         if self.syzygy is None or chess.popcount(board.occupied) > self.syzygy_pieces:
+            return False
+        return self.syzygy_keys is None or chess.syzygy.calc_key(board) in self.syzygy_keys
+
+    def _syzygy_wdl(self, board: chess.Board) -> int | None:
+        if not self._syzygy_holds(board):
             return None
-        if self.syzygy_keys is not None and chess.syzygy.calc_key(board) not in self.syzygy_keys:
-            return None  # five pieces, say, but not those of a table at hand: failing costs more
         try:
             wdl = self.syzygy.probe_wdl(board)
             if wdl not in _WDL_RANK:

@@ -304,6 +304,12 @@ def test_syzygy_root_keeps_every_draw(syzygy, referee) -> None:
     assert set(result.moves) == draws and result.score == 0
 
 
+def test_syzygy_root_sees_the_capture_into_bare_kings(syzygy) -> None:
+    board = chess.Board("8/8/8/8/8/2k5/1R6/4K3 b - - 0 1")  # KRvK, the rook hangs: Kxb2 draws
+    result = syzygy.root_moves(board)
+    assert result.moves == [chess.Move.from_uci("c3b2")] and result.score == 0
+
+
 @pytest.mark.parametrize("clock, won", [(69, True), (70, False)])
 def test_syzygy_root_near_the_fifty_move_rule(syzygy, referee, clock, won) -> None:
     # The quickest zeroing (the mate) is 31 plies away: on ply 100 with a
