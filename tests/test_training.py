@@ -202,3 +202,14 @@ def test_targets_and_file_holdout() -> None:
     held = trainer.holdout_files(paths, 0.05)
     assert 50 <= held.sum() <= 150  # about 5%, by file
     assert np.array_equal(held, trainer.holdout_files(list(reversed(paths)), 0.05)[::-1])  # not by order
+
+
+def test_correction_scale_shrinks_the_net_output(tmp_path: Path) -> None:
+    data = _matrices(random_records(400, seed=8), tmp_path, "train")
+    net, _ = trainer.train(data, hidden=8, epochs=2, batch=128, lr=0.01, seed=1, holdout=0.1,
+                           progress=False, log=lambda line: None, residual=True)
+    stm, other = trainer.feature_matrices(data[:100])
+    full = trainer.quantised_cp(trainer.quantise(net), stm, other)
+    half = trainer.quantised_cp(trainer.quantise(net, correction_scale=0.5), stm, other)
+    assert np.abs(full).max() > 20  # there is a correction to shrink
+    assert np.abs(half - full / 2).max() <= 3  # rounding of the halved weights only
