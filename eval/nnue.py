@@ -69,10 +69,9 @@ INPUTS = 768
 HEADER = struct.Struct("<4sHHHHHHH")
 BUNDLED = Path(__file__).with_name("default.nnue")
 #: Whether the engine searches with the bundled net unless told otherwise
-#: (`Use NNUE`'s default).  Off until a net beats the classical evaluation in
-#: games: the first net (437k positions) lost its first 5 games of 5 at 10+0.1
-#: (docs/nnue.md).
-USE_NNUE_DEFAULT = False
+#: (`Use NNUE`'s default).  On since session 13: the bundled residual net
+#: beat the classical evaluation at 10+0.1 (docs/nnue.md).
+USE_NNUE_DEFAULT = True
 
 
 class NetError(ValueError):
