@@ -259,15 +259,29 @@ def _start_worker(settings: Settings) -> None:
     _teacher = Teacher(settings.stockfish, settings.depth)
 
 
-def games_of(task: Task, settings: Settings) -> list[tuple[list[chess.Board], int]]:
+def games_of(task: Task, settings: Settings) -> list[list[tuple[chess.Board, int, Label | None]]]:
+    """The chunk's games as (position, result for the side to move, label if the game already made one)."""
+    if task.kind == "play":
+        assert _teacher is not None
+        rng = random.Random(f"pawnstorm-datagen-play-{settings.seed}-{task.index}")
+        return [[(board, RESULT_UNKNOWN, label) for board, label in teacher_game(rng, _teacher)]
+                for _ in range(settings.chunk_games)]
     if task.kind == "sf":
         assert settings.pgn is not None
-        return pgn_games(settings.pgn, task.index * settings.pgn_games, settings.pgn_games)
-    if task.kind == "tree":
+        games = pgn_games(settings.pgn, task.index * settings.pgn_games, settings.pgn_games)
+    elif task.kind == "tree":
         rng = random.Random(f"pawnstorm-datagen-tree-{settings.seed}-{task.index}")
-        return [selfplay_game(rng, settings.selfplay_nodes, tree=True) for _ in range(settings.chunk_games)]
-    rng = random.Random(f"pawnstorm-datagen-{settings.seed}-{task.index}")
-    return [selfplay_game(rng, settings.selfplay_nodes) for _ in range(settings.chunk_games)]
+        games = [selfplay_game(rng, settings.selfplay_nodes, tree=True) for _ in range(settings.chunk_games)]
+    else:
+        rng = random.Random(f"pawnstorm-datagen-{settings.seed}-{task.index}")
+        games = [selfplay_game(rng, settings.selfplay_nodes) for _ in range(settings.chunk_games)]
+    skip = settings.skip_plies if task.kind == "sf" else 0
+    return [[(board, _for_side_to_move(white_result, board.turn), None) for board in boards[skip:]]
+            for boards, white_result in games]
+
+
+def _for_side_to_move(white_result: int, turn: chess.Color) -> int:
+    return white_result if white_result == RESULT_UNKNOWN or turn == chess.WHITE else 2 - white_result
 
 
 def run_task(task: Task) -> tuple[str, dict[str, int]]:
@@ -276,51 +290,25 @@ def run_task(task: Task) -> tuple[str, dict[str, int]]:
     counts = {"games": 0, "positions": 0, "in_check": 0, "duplicate": 0, "noisy": 0, "written": 0}
     seen: set[tuple[int, bytes, bool]] = set()
     records: list[Record] = []
-    if task.kind == "play":
-        return task.name, run_play_task(task, counts, seen, records)
-    skip = _settings.skip_plies if task.kind == "sf" else 0
-    for boards, white_result in games_of(task, _settings):
+    for game in games_of(task, _settings):
         counts["games"] += 1
-        for board in boards[skip:]:
+        for board, result, label in game:
             counts["positions"] += 1
             if board.is_check():
                 counts["in_check"] += 1
                 continue
-            result = white_result if white_result == RESULT_UNKNOWN or board.turn == chess.WHITE else 2 - white_result
             record = Record(board, 0, result)
             if record.identity in seen:
                 counts["duplicate"] += 1
                 continue
             seen.add(record.identity)
-            label = _teacher.label(board)
+            label = label or _teacher.label(board)  # labelled only when new: the teacher is the slow part
             if label.best_move is None or board.is_capture(label.best_move) or label.best_move.promotion:
                 counts["noisy"] += 1
                 continue
             records.append(replace(record, score=label.score))
     counts["written"] = write_chunk(_settings.out / f"{task.name}.psd.gz", records)
     return task.name, counts
-
-
-def run_play_task(task: Task, counts: dict[str, int], seen: set, records: list[Record]) -> dict[str, int]:
-    """A `play` chunk: the teacher's games, labelled as they are played."""
-    assert _teacher is not None and _settings is not None
-    rng = random.Random(f"pawnstorm-datagen-play-{_settings.seed}-{task.index}")
-    for _ in range(_settings.chunk_games):
-        counts["games"] += 1
-        for board, label in teacher_game(rng, _teacher):
-            counts["positions"] += 1
-            record = Record(board, label.score, RESULT_UNKNOWN)
-            if board.is_check():
-                counts["in_check"] += 1
-            elif record.identity in seen:
-                counts["duplicate"] += 1
-            elif label.best_move is None or board.is_capture(label.best_move) or label.best_move.promotion:
-                counts["noisy"] += 1
-            else:
-                seen.add(record.identity)
-                records.append(record)
-    counts["written"] = write_chunk(_settings.out / f"{task.name}.psd.gz", records)
-    return counts
 
 
 # --- the run -----------------------------------------------------------------

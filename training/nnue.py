@@ -41,7 +41,7 @@ import scipy.sparse
 
 from eval.evaluate import evaluate as classical_evaluate
 from eval.nnue import BASE_CLASSICAL, BASE_NONE, INPUTS, Net
-from training.records import RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, read_raw
+from training.records import RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, decode, read_raw
 
 K = 400.0
 LAMBDA = 0.75
@@ -117,16 +117,9 @@ def feature_matrices(records: np.ndarray, mirror: bool = False) -> tuple[scipy.s
 
 def classical_scores(records: np.ndarray) -> np.ndarray:
     """The classical evaluation of every record (side to move's cp): the base a residual net corrects."""
-    import chess
-    codes, _ = piece_codes(records)
-    scores = np.empty(len(records), dtype=np.float32)
-    pieces = [chess.Piece(code % 6 + 1, code < 6) for code in range(12)]
-    for index, (row, turn) in enumerate(zip(codes.tolist(), records["turn"].tolist())):
-        board = chess.Board(None)
-        board.set_piece_map({square: pieces[code] for square, code in enumerate(row) if code >= 0})
-        board.turn = turn == 0
-        scores[index] = classical_evaluate(board)
-    return scores
+    raw = records.tobytes()
+    return np.array([classical_evaluate(decode(raw, offset).board) for offset in range(0, len(raw), RECORD_SIZE)],
+                    dtype=np.float32)
 
 
 def targets(records: np.ndarray, teacher_share: float = LAMBDA) -> np.ndarray:
