@@ -104,6 +104,9 @@ class Tablebases:
         self.gaviota: GaviotaProber | None = None
         self.gaviota_pieces = 0
         self.probe_limit = 7
+        #: The paths the tables were opened from (a helper process opens the same).
+        self.syzygy_path = ""
+        self.gaviota_path = ""
         #: Least remaining depth at which the search probes (SyzygyProbeDepth).
         self.probe_depth = DEFAULT_PROBE_DEPTH
         #: Successful probes since the tables were opened.
@@ -129,6 +132,7 @@ class Tablebases:
         if self.syzygy is not None:
             self.syzygy.close()
         self.syzygy, self.syzygy_pieces, self.syzygy_keys = None, 0, None
+        self.syzygy_path = paths
         directories = split_paths(paths)
         if not directories:
             return []
@@ -150,6 +154,7 @@ class Tablebases:
         if self.gaviota is not None:
             self.gaviota.close()
         self.gaviota, self.gaviota_pieces = None, 0
+        self.gaviota_path = paths
         directories = split_paths(paths)
         if not directories:
             return []

@@ -564,14 +564,12 @@ def test_eval_material_sign(uci):
 # --- setoption ---------------------------------------------------------------------------
 
 
-def test_setoption_threads_above_one_gives_info_string(uci):
-    uci.send("setoption name Threads value 4")
-    messages = uci.info_strings()
-    assert len(messages) == 1 and "Threads" in messages[0] and "4" in messages[0]
-    assert uci.engine.options["Threads"] == 4
-    uci.new_lines()
+def test_setoption_threads_starts_and_ends_helper_processes(uci):
+    uci.send("setoption name Threads value 3")
+    assert uci.info_strings() == []
+    assert uci.engine.options["Threads"] == 3 and len(uci.engine.searcher.pool) == 2
     uci.send("setoption name Threads value 1")
-    assert uci.new_lines() == []
+    assert uci.engine.searcher.pool is None and uci.new_lines() == []
 
 
 def test_setoption_ownbook_bad_value_is_rejected(uci):

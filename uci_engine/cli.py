@@ -1,7 +1,7 @@
 """Command-line entry point: the UCI loop by default, tools as subcommands.
 
     pawnstorm                 UCI mode (what GUIs start)
-    pawnstorm bench [DEPTH] [--syzygy PATH]   fixed-depth search over the bench positions
+    pawnstorm bench [DEPTH] [--syzygy PATH] [--threads N]   fixed-depth search over the bench positions
     pawnstorm perft N [--fen FEN]
     pawnstorm analyse --fen FEN [--depth N | --movetime MS | --nodes N] [--multipv K]
     pawnstorm epd FILE [--depth N | --movetime MS | --nodes N]
@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     bench_cmd.add_argument("depth", nargs="?", type=int, default=DEFAULT_BENCH_DEPTH)
     bench_cmd.add_argument("--syzygy", metavar="PATH", default="",
                            help="search with the Syzygy tables in PATH (folders joined by the OS path separator)")
+    bench_cmd.add_argument("--threads", type=int, default=1,
+                           help="processes searching each position (Lazy SMP); the time is then the time to depth")
     perft_cmd = commands.add_parser("perft", help="count leaf nodes of the move tree")
     perft_cmd.add_argument("depth", type=int)
     perft_cmd.add_argument("--fen", default=chess.STARTING_FEN)
@@ -68,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{args.command}: interrupted", file=sys.stderr)
             return 130
     if args.command == "bench":
-        bench(max(1, args.depth), net=default_net(), tablebases=_bench_tablebases(args.syzygy))
+        bench(max(1, args.depth), net=default_net(), tablebases=_bench_tablebases(args.syzygy),
+              threads=max(1, min(args.threads, 512)))
     elif args.command == "perft":
         board = board_from_fen(args.fen)
         if isinstance(board, str):

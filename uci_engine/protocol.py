@@ -18,7 +18,8 @@ from eval import describe, nnue
 from eval.nnue import Net, bundled_net
 from eval.wdl import material, wdl
 from opening_book import OpeningBook
-from search.driver import Iteration, Searcher
+from search.driver import Iteration
+from search.smp import ParallelSearcher
 from search.strength import CANDIDATE_LINES, ELO_MAX, ELO_MIN, StrengthLimit
 from search.tablebase import DEFAULT_PROBE_DEPTH, Tablebases
 from search.timeman import Limits
@@ -47,7 +48,7 @@ class UciEngine:
         #: The net `EvalFile` names (kept when a new file fails to load);
         #: searched with while `Use NNUE` is on.
         self._net: Net | None = bundled_net()
-        self.searcher = Searcher(16, net=self._net if nnue.USE_NNUE_DEFAULT else None)
+        self.searcher = ParallelSearcher(16, net=self._net if nnue.USE_NNUE_DEFAULT else None)
         self.rng = random.Random()
         self._book: OpeningBook | None = None
         self._book_checked = False
@@ -112,6 +113,7 @@ class UciEngine:
             self.stop_search()
             if self._search_thread is not None:
                 self._search_thread.join(timeout=0.5)
+            self.searcher.close()  # no helper process outlives the engine
 
     def handle(self, line: str) -> bool:
         """Dispatch one command line; True means quit."""
@@ -157,7 +159,7 @@ class UciEngine:
             self.out.info_string("setoption: expected 'setoption name <name> [value <value>]'")
             return
         # Options that touch the search's tables must not change under it.
-        if parsed[0].strip().lower() in ("hash", "clear hash"):
+        if parsed[0].strip().lower() in ("hash", "clear hash", "threads"):
             self.wait_for_search()
         for message in self.options.set(*parsed):
             self.out.info_string(message)
@@ -236,6 +238,7 @@ class UciEngine:
                     board, limits, move_overhead=int(self.options["Move Overhead"]),
                     stop=self._stop, ponderhit=self._ponderhit, on_iteration=report,
                     multipv=max(shown_lines, CANDIDATE_LINES) if strength else shown_lines,
+                    helpers=strength is None,  # the strength limit plays with one thread
                     on_currmove=lambda move, number, depth: self.out.send(
                         currmove_line(move.uci(), number, depth)),
                 )
@@ -246,6 +249,8 @@ class UciEngine:
             self.out.info_string(f"search error: {type(error).__name__}: {error}")
             best = reported[-1].pv[0] if reported and reported[-1].pv else None
         for problem in self.tablebases.take_problems():  # a table damaged inside, met while searching
+            self.out.info_string(problem)
+        for problem in self.searcher.take_problems():  # a helper process that died
             self.out.info_string(problem)
         if best is None or best not in board.legal_moves:
             best = next(iter(board.legal_moves), None)
@@ -313,11 +318,12 @@ class UciEngine:
     # --- option callbacks ---------------------------------------------------------
 
     def _on_hash(self, option: Option) -> None:
-        self.searcher.tt.resize(int(option.value))  # type: ignore[arg-type]
+        self.searcher.resize_hash(int(option.value))  # type: ignore[arg-type]
 
     def _on_threads(self, option: Option) -> None:
-        if option.value != 1:
-            self.out.info_string(f"Threads set to {option.value}, but Pawnstorm searches with 1 thread")
+        """Start or end helper processes (Lazy SMP); never during a search."""
+        self.wait_for_search()
+        self.searcher.set_threads(int(option.value))  # type: ignore[arg-type]
 
     def _on_chess960(self, option: Option) -> None:
         """Switch castling notation of the current game (king-takes-rook or not)."""

@@ -9,6 +9,7 @@ import chess.polyglot
 
 from eval.nnue import Net
 from search.driver import Searcher
+from search.smp import ParallelSearcher
 from search.tablebase import Tablebases
 from search.timeman import Limits
 
@@ -62,7 +63,7 @@ DEFAULT_BENCH_DEPTH = 5
 
 
 def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = 16, emit: Callable[[str], None] = print,
-          net: Net | None = None, tablebases: Tablebases | None = None) -> tuple[int, float]:
+          net: Net | None = None, tablebases: Tablebases | None = None, threads: int = 1) -> tuple[int, float]:
     """Search every bench position to `depth` from a clean table; (nodes, seconds).
 
     `net` is the evaluation to search with (None: the classical one);
@@ -72,18 +73,33 @@ def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = 16, emit: Callable[[s
 
     A fresh `Searcher` per position keeps the node count independent of
     position order and of anything searched before, so it is reproducible.
+    With `threads` > 1 one searcher and its helper processes (started before
+    the clock) serve every position, cleared in between; the count then
+    includes the helpers' nodes and varies from run to run, and the time is
+    the time to reach `depth` (docs/parallel.md).
     """
     total_nodes = 0
     hits_before = tablebases.hits if tablebases is not None else 0
+    parallel: ParallelSearcher | None = None
+    if threads > 1:
+        parallel = ParallelSearcher(hash_mb, net=net)
+        parallel.set_threads(threads)
+        parallel.tablebases = tablebases
     start = time.perf_counter()
     for index, fen in enumerate(BENCH_FENS, 1):
         board = chess.Board(fen)
-        searcher = Searcher(hash_mb, net=net)
-        searcher.tablebases = tablebases
+        if parallel is not None:
+            parallel.clear()
+            searcher: Searcher = parallel
+        else:
+            searcher = Searcher(hash_mb, net=net)
+            searcher.tablebases = tablebases
         result = searcher.search(board, Limits(depth=depth))
         total_nodes += result.nodes
         emit(f"Position: {index}/{len(BENCH_FENS)} ({fen}) bestmove {result.best_move} nodes {result.nodes}")
     elapsed = time.perf_counter() - start
+    if parallel is not None:
+        parallel.close()
     emit("")
     emit("===========================")
     emit(f"Total time (ms) : {int(elapsed * 1000)}")

@@ -1,0 +1,203 @@
+"""Lazy SMP over processes: helpers start and end with `Threads`, search, and never outlive the engine."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import chess
+import pytest
+
+from search.driver import Searcher
+from search.smp import ParallelSearcher
+from search.timeman import Limits
+from tests.uci_process import RawEngine
+
+LINUX_PROC = Path("/proc/self/stat").exists()
+needs_proc = pytest.mark.skipif(not LINUX_PROC, reason="reads the process table from /proc")
+
+
+def helper_pids(parent: int) -> set[int]:
+    """Processes whose parent is `parent` and that run a multiprocessing helper."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == parent and b"spawn_main" in cmdline:
+            found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_until(condition, timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+@pytest.fixture
+def engine(engine_cmd, repo_root, engine_env, tmp_path):
+    engine = RawEngine(engine_cmd, repo_root, engine_env, tmp_path / "stderr.txt")
+    engine.send("uci")
+    engine.expect("uciok")
+    yield engine
+    engine.close()
+
+
+# --- in process ---------------------------------------------------------------------
+
+
+def test_one_thread_is_the_plain_searcher_node_for_node() -> None:
+    board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9")
+    plain = Searcher(16).search(board, Limits(depth=5))
+    searcher = ParallelSearcher(16)
+    try:
+        assert searcher.search(board, Limits(depth=5)).nodes == plain.nodes
+        searcher.set_threads(2)
+        searcher.set_threads(1)  # back to the list table, empty
+        assert searcher.pool is None
+        assert searcher.search(board, Limits(depth=5)).nodes == plain.nodes
+    finally:
+        searcher.close()
+
+
+def test_helpers_search_and_their_nodes_are_counted() -> None:
+    searcher = ParallelSearcher(16)
+    searcher.set_threads(2)
+    reports = []
+    try:
+        for hash_mb in (16, 4):  # after a Hash change the helper searches the new table
+            searcher.resize_hash(hash_mb)
+            result = searcher.search(chess.Board(), Limits(depth=6), on_iteration=reports.append)
+            searcher.pool.wait_done()
+            helper_nodes = searcher.pool.nodes()
+            assert result.best_move in chess.Board().legal_moves and result.depth == 6
+            assert helper_nodes > 0
+            assert result.nodes >= reports[-1].nodes >= helper_nodes
+            assert searcher.tt.mask + 1 == hash_mb * 1024 * 1024 // 16
+        assert searcher.take_problems() == []
+    finally:
+        searcher.close()
+
+
+def test_without_helpers_the_helpers_stay_idle() -> None:
+    searcher = ParallelSearcher(16)
+    searcher.set_threads(2)
+    try:
+        searcher.search(chess.Board(), Limits(depth=4), helpers=False)
+        assert searcher.pool.nodes() == 0
+    finally:
+        searcher.close()
+
+
+def test_a_dead_helper_is_reported_and_the_search_carries_on() -> None:
+    searcher = ParallelSearcher(16)
+    searcher.set_threads(3)
+    try:
+        victim = searcher.pool.helpers[0].process
+        victim.kill()
+        victim.join(timeout=10)
+        result = searcher.search(chess.Board(), Limits(depth=5))
+        assert result.best_move in chess.Board().legal_moves
+        problems = searcher.take_problems()
+        assert len(problems) == 1 and victim.name in problems[0] and "2 processes" in problems[0]
+        assert len(searcher.pool) == 1
+    finally:
+        searcher.close()
+
+
+# --- the engine as a process ----------------------------------------------------------------
+
+
+@needs_proc
+def test_threads_option_starts_and_ends_helper_processes(engine) -> None:
+    pid = engine.proc.pid
+    engine.send("setoption name Threads value 3")
+    engine.sync()
+    assert wait_until(lambda: len(helper_pids(pid)) == 2)
+    engine.send("position startpos moves e2e4")
+    engine.send("go depth 5")
+    engine.bestmove(chess.Board(fen="rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"))
+    engine.send("setoption name Threads value 1")
+    engine.sync()
+    assert wait_until(lambda: not helper_pids(pid))
+    engine.send("setoption name Threads value 2")
+    engine.sync()
+    helpers = helper_pids(pid)
+    assert wait_until(lambda: len(helper_pids(pid)) == 1)
+    helpers = helper_pids(pid)
+    engine.send("quit")
+    assert engine.wait_exit() == 0
+    assert wait_until(lambda: not any(alive(helper) for helper in helpers))
+
+
+@needs_proc
+def test_end_of_input_ends_the_helpers_too(engine) -> None:
+    engine.send("setoption name Threads value 2")
+    engine.sync()
+    assert wait_until(lambda: len(helper_pids(engine.proc.pid)) == 1)
+    helpers = helper_pids(engine.proc.pid)
+    engine.send("go infinite")
+    time.sleep(0.3)
+    engine.proc.stdin.close()
+    assert engine.wait_exit() == 0
+    assert wait_until(lambda: not any(alive(helper) for helper in helpers))
+
+
+@needs_proc
+def test_helpers_do_not_outlive_a_killed_engine(engine) -> None:
+    engine.send("setoption name Threads value 3")
+    engine.sync()
+    assert wait_until(lambda: len(helper_pids(engine.proc.pid)) == 2)
+    helpers = helper_pids(engine.proc.pid)
+    engine.send("go infinite")
+    time.sleep(0.5)  # the helpers are searching
+    os.kill(engine.proc.pid, signal.SIGKILL)
+    engine.proc.wait(timeout=10)
+    assert wait_until(lambda: not any(alive(helper) for helper in helpers))
+
+
+@needs_proc
+def test_a_killed_helper_is_named_and_the_engine_keeps_playing(engine) -> None:
+    engine.send("setoption name Threads value 2")
+    engine.sync()
+    assert wait_until(lambda: len(helper_pids(engine.proc.pid)) == 1)
+    (helper,) = helper_pids(engine.proc.pid)
+    os.kill(helper, signal.SIGKILL)
+    for _ in range(2):
+        engine.send("go depth 4")  # not `movetime`: from the start position that is a book move
+        engine.bestmove(chess.Board())
+    reported = [line for line in engine.transcript if line.startswith("<< info string search helper")]
+    assert len(reported) == 1 and "stopped" in reported[0]
+
+
+def test_stop_reaches_the_helpers(engine) -> None:
+    engine.send("setoption name Threads value 2")
+    engine.sync()
+    for _ in range(3):
+        engine.send("go infinite")
+        time.sleep(0.2)
+        engine.send("stop")
+        move, before = engine.bestmove(chess.Board())
+        infos = [line for line in before if line.startswith("info depth")]
+        assert infos
+    engine.send("go depth 4")  # a new search starts once every helper has stopped
+    engine.bestmove(chess.Board())
