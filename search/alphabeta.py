@@ -14,13 +14,12 @@ import chess
 
 from search.features import Features
 from search.ordering import MoveOrderer
-from search.position import MATE, Position, promoting_pawns
-from search.see import SEE_VALUE, see
-from search.tablebase import TB_WIN_BOUND, Tablebases
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, encode_move, score_from_tt
+from search.position import Position, promoting_pawns
+from search.see import see
+from search.tablebase import Tablebases
+from search.tt import TranspositionTable, decode_move, encode_move, score_from_tt
+from search.types import EXACT, INFINITY, LOWER, MATE, MAX_PLY, PIECE_VALUE, TB_WIN_BOUND, UPPER
 
-INFINITY = MATE + 1
-MAX_PLY = 100
 #: Quiescence skips a capture when even winning the victim plus this margin
 #: cannot lift the score to alpha (delta pruning).
 DELTA_MARGIN = 200
@@ -305,10 +304,10 @@ class AlphaBeta:
         for move in moves:
             if (delta or losing) and not move.promotion:
                 victim = piece_type_at(move.to_square) or chess.PAWN  # None: en passant
-                if delta and stand_pat + SEE_VALUE[victim] + DELTA_MARGIN <= alpha:
+                if delta and stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
                     continue
                 # Only a capture of a cheaper piece can lose the exchange.
-                if losing and SEE_VALUE[piece_type_at(move.from_square)] > SEE_VALUE[victim] and see(board, move) < 0:
+                if losing and PIECE_VALUE[piece_type_at(move.from_square)] > PIECE_VALUE[victim] and see(board, move) < 0:
                     continue
             pos.push(move)
             score = -self.quiescence(-beta, -alpha, ply + 1)

@@ -18,13 +18,14 @@ from typing import Callable
 import chess
 
 from eval.nnue import Net
-from search.alphabeta import INFINITY, MAX_PLY, AlphaBeta, SearchAborted
+from search.alphabeta import AlphaBeta, SearchAborted
 from search.features import Features
 from search.ordering import MoveOrderer
-from search.position import MATE_BOUND, Position, mate_in
+from search.position import Position
 from search.tablebase import RootResult, Tablebases, tablebase_score
 from search.timeman import Deadlines, Limits, allocate, stability_scale
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, move_code_of
+from search.tt import TranspositionTable, move_code_of
+from search.types import EXACT, INFINITY, LOWER, MATE_BOUND, MAX_PLY, UPPER, mate_in
 
 ASPIRATION_WINDOW = 35
 ASPIRATION_MIN_DEPTH = 4

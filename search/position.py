@@ -23,19 +23,7 @@ import numpy as np
 from eval.evaluate import finish, packed_score
 from eval.nnue import BASE_CLASSICAL, Net
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
-
-MATE = 32000
-#: Scores beyond this are mate scores (mate within MAX_PLY plies).
-MATE_BOUND = MATE - 1000
-
-
-def mate_in(score: int) -> int | None:
-    """Moves to mate for a side-to-move score (negative: being mated), or None for a cp score."""
-    if score > MATE_BOUND:
-        return (MATE - score + 1) // 2
-    if score < -MATE_BOUND:
-        return -((MATE + score) // 2)
-    return None
+from search.types import MATE
 
 _KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
 _PAWN_ATTACKS = chess.BB_PAWN_ATTACKS

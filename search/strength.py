@@ -22,6 +22,8 @@ from typing import Sequence
 
 import chess
 
+from search.types import PAWN_VALUE, is_decisive
+
 #: The range offered as UCI_Elo.  The top is about full strength at 10+0.1
 #: (docs/strength.md); below 1300 the calibration is extrapolated.
 ELO_MIN = 1000
@@ -38,7 +40,6 @@ SETTING_MIN, SETTING_MAX = 1000, 2000
 #: ladder (docs/strength-limit.md, step 6).  A requested Elo is turned into a
 #: setting by that line.
 CALIBRATION = ((1350, 1280), (1700, 1464))
-PAWN = 100
 
 
 def setting_for(elo: int) -> float:
@@ -80,11 +81,11 @@ class StrengthLimit:
         weakest setting does not throw away a rook.
         """
         best_move, best_score = lines[0]
-        if len(lines) == 1 or abs(best_score) > 20_000:
+        if len(lines) == 1 or is_decisive(best_score):
             return best_move
         weakness = self.weakness()
         lines = [line for line in lines if best_score - line[1] <= 2 * weakness]
-        delta = min(best_score - lines[-1][1], PAWN)
+        delta = min(best_score - lines[-1][1], PAWN_VALUE)
         chosen, chosen_value = best_move, -1 << 30
         for move, score in lines:
             push = (weakness * (best_score - score) + delta * rng.randrange(weakness)) // 128

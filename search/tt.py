@@ -13,9 +13,7 @@ from typing import NamedTuple
 
 import chess
 
-from search.tablebase import TB_WIN_BOUND
-
-EXACT, LOWER, UPPER = 0, 1, 2
+from search.types import TB_WIN_BOUND
 
 #: Bytes one slot costs when filled: two list pointers (16) plus two
 #: 64-bit-range ints (36 each), measured with sys.getsizeof.

@@ -12,7 +12,8 @@ from search.driver import Searcher
 from search.features import Features
 from search.shared_tt import SharedTranspositionTable
 from search.timeman import Limits
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, bound_of, decode_move, move_code_of, score_of
+from search.tt import TranspositionTable, bound_of, decode_move, move_code_of, score_of
+from search.types import EXACT, LOWER, UPPER
 
 BOUNDS = (EXACT, LOWER, UPPER)
 

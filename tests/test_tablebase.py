@@ -19,11 +19,8 @@ import chess.engine
 import pytest
 
 from search.driver import Iteration, Searcher
-from search.position import MATE, MATE_BOUND
 from search.syzygy import dtz_rank, is_decided
 from search.tablebase import (
-    TB_WIN,
-    TB_WIN_BOUND,
     RootResult,
     Tablebases,
     dtz_score,
@@ -32,7 +29,8 @@ from search.tablebase import (
     tablebase_score,
 )
 from search.timeman import Limits
-from search.tt import EXACT, TranspositionTable, score_from_tt
+from search.tt import TranspositionTable, score_from_tt
+from search.types import EXACT, MATE, MATE_BOUND, TB_WIN, TB_WIN_BOUND
 from tests.uci_process import guarded_engine
 
 GAVIOTA_ROOT = Path("/usr/share/gaviotatb")

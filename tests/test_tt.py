@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from search.position import MATE
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, encode_move, score_from_tt
+from search.tt import TranspositionTable, decode_move, encode_move, score_from_tt
+from search.types import EXACT, LOWER, MATE, UPPER
 
 moves = st.builds(
     chess.Move,

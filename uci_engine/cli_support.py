@@ -17,9 +17,8 @@ from typing import Callable, TextIO
 import chess
 
 from search.driver import Iteration, Searcher, SearchResult
-from search.position import mate_in
-from search.tt import EXACT
 from search.timeman import Limits
+from search.types import EXACT, mate_in
 from uci_engine.position_cmd import board_from_fen
 
 #: Evaluations are clipped to this many centipawns when losses and graphs are
