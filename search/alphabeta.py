@@ -117,7 +117,7 @@ class AlphaBeta:
         if features.transposition:
             data = self.tt.probe_data(key)
             if data:
-                # Unpacked inline (layout in search.tt): this runs at every node.
+                # `search.tt.decode`, inlined: a call at every node costs 2.5 % (see there).
                 hash_move = (data >> 27) & 0xFFFF
                 if not pv_node and data & 255 >= depth:
                     score = score_from_tt(((data >> 10) & 0x1FFFF) - 65536, ply)

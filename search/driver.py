@@ -24,7 +24,7 @@ from search.ordering import MoveOrderer
 from search.position import Position
 from search.tablebase import RootResult, Tablebases, tablebase_score
 from search.timeman import Deadlines, Limits, allocate, stability_scale
-from search.tt import TranspositionTable, move_code_of
+from search.tt import TranspositionTable, decode
 from search.types import EXACT, INFINITY, LOWER, MATE_BOUND, MAX_PLY, UPPER, mate_in
 
 #: Aspiration windows: from ASPIRATION_MIN_DEPTH on, a depth is first searched
@@ -151,7 +151,7 @@ class Searcher:
             wanted = set(limits.searchmoves)
             moves = [move for move in moves if move.uci() in wanted] or moves
         if self.features.ordering:
-            moves = self.orderer.order(pos.board, moves, move_code_of(self.tt.probe_data(pos.key)), 0)
+            moves = self.orderer.order(pos.board, moves, decode(self.tt.probe_data(pos.key))[3], 0)
         tablebases = self.tablebases
         hits_before = tablebases.hits if tablebases is not None else 0
         tablebase_root = tablebases.root_moves(pos.board, moves) if tablebases is not None else None
