@@ -24,7 +24,7 @@ from search.ordering import MoveOrderer
 from search.position import Position
 from search.tablebase import RootResult, Tablebases, tablebase_score
 from search.timeman import Deadlines, Limits, allocate, stability_scale
-from search.tt import TranspositionTable, decode
+from search.tt import DEFAULT_HASH_MB, TranspositionTable, decode
 from search.types import EXACT, INFINITY, LOWER, MATE_BOUND, MAX_PLY, UPPER, mate_in
 
 #: Aspiration windows: from ASPIRATION_MIN_DEPTH on, a depth is first searched
@@ -88,7 +88,7 @@ class SearchResult:
 class Searcher:
     """Owns the transposition table and ordering tables across searches."""
 
-    def __init__(self, hash_mb: int = 16, features: Features = Features(), net: Net | None = None) -> None:
+    def __init__(self, hash_mb: int = DEFAULT_HASH_MB, features: Features = Features(), net: Net | None = None) -> None:
         self.tt = TranspositionTable(hash_mb)
         self.features = features
         #: The learned evaluation to search with; None = the classical evaluation.

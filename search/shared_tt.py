@@ -22,7 +22,7 @@ from multiprocessing import resource_tracker, shared_memory
 
 import chess
 
-from search.tt import _GEN_SHIFT, TranspositionTable, decode, encode_move
+from search.tt import _GEN_SHIFT, DEFAULT_HASH_MB, TranspositionTable, decode, encode_move
 
 BYTES_PER_SLOT = 16
 #: Slots `hashfull` samples, as Stockfish does: counting every slot would
@@ -56,7 +56,7 @@ class SharedTranspositionTable(TranspositionTable):
     main process sends its own with every `go`.
     """
 
-    def __init__(self, megabytes: float = 16, name: str | None = None) -> None:
+    def __init__(self, megabytes: float = DEFAULT_HASH_MB, name: str | None = None) -> None:
         self._shm: shared_memory.SharedMemory | None = None
         self.owner = name is None
         self.generation = 0

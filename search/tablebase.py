@@ -178,6 +178,9 @@ class Tablebases:
         blessed loss, -2 loss.  Syzygy assumes the position arose from a
         capture or pawn move; Gaviota knows no fifty-move rule and answers
         only 2, 0 or -2.
+
+        Public API for asking the tables about a position (the search itself
+        asks `probe_score` and `root_moves`).
         """
         if not self.covers(board):
             return None

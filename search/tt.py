@@ -13,6 +13,9 @@ import chess
 
 from search.types import TB_WIN_BOUND
 
+#: The `Hash` setting (MB) when none is given: the UCI option's default, and
+#: the command line's and `bench`'s.
+DEFAULT_HASH_MB = 16
 #: Bytes one slot costs when filled: two list pointers (16) plus two
 #: 64-bit-range ints (36 each), measured with sys.getsizeof.
 BYTES_PER_ENTRY = 88
@@ -76,7 +79,7 @@ def decode(data: int) -> tuple[int, int, int, int]:
 class TranspositionTable:
     """Bounded table of search results keyed by 64-bit Zobrist keys."""
 
-    def __init__(self, megabytes: int = 16) -> None:
+    def __init__(self, megabytes: int = DEFAULT_HASH_MB) -> None:
         self.generation = 0
         self.resize(megabytes)
 

@@ -18,6 +18,7 @@ import chess
 
 from search.driver import Iteration, Searcher, SearchResult
 from search.timeman import Limits
+from search.tt import DEFAULT_HASH_MB
 from search.types import EXACT, mate_in
 from uci_engine.position_cmd import board_from_fen
 
@@ -153,8 +154,8 @@ def add_limit_options(parser: argparse.ArgumentParser, default: str, *, hash_opt
                        help=f"search MS milliseconds (without any limit option: {default})")
     group.add_argument("--nodes", type=positive_int, metavar="N", help="search about N nodes")
     if hash_option:
-        parser.add_argument("--hash", type=positive_int, default=16, metavar="MB",
-                            help="transposition table size in MB (default: 16)")
+        parser.add_argument("--hash", type=positive_int, default=DEFAULT_HASH_MB, metavar="MB",
+                            help=f"transposition table size in MB (default: {DEFAULT_HASH_MB})")
 
 
 def limits_from(args: argparse.Namespace, default: Limits) -> Limits:
