@@ -1,4 +1,4 @@
-"""Static evaluation: tapered material + piece-square tables, and its terms.
+"""The classical evaluation: tapered material and piece-square tables, bishop pair, pawn terms.
 
 Scores are computed from White's point of view and returned relative to the
 side to move (negamax convention).  The search keeps the middlegame/endgame

@@ -25,6 +25,7 @@ A0, A1 = 148.2, -1.089
 B0, B1 = 89.7, 1.652
 
 MATERIAL_MIN, MATERIAL_MAX = 17, 78
+#: The model's material count, Stockfish's (the fitted A1, B1 are per unit of it).
 _MATERIAL_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
 
 

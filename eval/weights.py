@@ -1,4 +1,4 @@
-"""Evaluation weights: material and piece-square tables for middlegame and endgame.
+"""Evaluation weights: material, piece-square tables, bishop pair, pawn terms, tempo.
 
 Tables are written as a player sees the board from White's side (rank 8 on top,
 a-file on the left), so they can be read and edited like a diagram.  The
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import chess
 
-#: Piece values (middlegame, endgame), indexed by python-chess piece type.
+#: The evaluation's piece values (middlegame, endgame), indexed by python-chess
+#: piece type; fitted with the tables, so they differ on purpose from the
+#: exchange values the search counts captures with (`search.types.PIECE_VALUE`).
 MATERIAL_MG = [0, 90, 320, 335, 470, 960, 0]
 MATERIAL_EG = [0, 115, 290, 310, 520, 960, 0]
 

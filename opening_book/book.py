@@ -133,7 +133,11 @@ class OpeningBook:
         return list(weights.items())
 
     def moves(self, board: chess.Board) -> list[tuple[chess.Move, int]]:
-        """List the legal book moves for *board* as ``(move, weight)``, heaviest first."""
+        """List the legal book moves for *board* as ``(move, weight)``, heaviest first.
+
+        Public API for inspecting a book (what the engine may play here, and
+        how often); the engine itself only calls :meth:`choose`.
+        """
         return sorted(self._entries(board), key=lambda item: item[1], reverse=True)
 
     def choose(self, board: chess.Board, rng: Optional[random.Random] = None) -> Optional[chess.Move]:

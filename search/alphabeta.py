@@ -8,19 +8,19 @@ mates are `MATE - plies` so that shorter mates score higher.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable
 
 import chess
 
 from search.features import Features
 from search.ordering import MoveOrderer
-from search.position import MATE, Position, promoting_pawns
-from search.see import SEE_VALUE, see
-from search.tablebase import TB_WIN_BOUND, Tablebases
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, encode_move, score_from_tt
+from search.movepick import staged_moves
+from search.position import Position
+from search.see import see
+from search.tablebase import Tablebases
+from search.tt import TranspositionTable, score_from_tt
+from search.types import EXACT, INFINITY, LOWER, MATE, MAX_PLY, PIECE_VALUE, TB_WIN_BOUND, UPPER
 
-INFINITY = MATE + 1
-MAX_PLY = 100
 #: Quiescence skips a capture when even winning the victim plus this margin
 #: cannot lift the score to alpha (delta pruning).
 DELTA_MARGIN = 200
@@ -117,7 +117,7 @@ class AlphaBeta:
         if features.transposition:
             data = self.tt.probe_data(key)
             if data:
-                # Unpacked inline (layout in search.tt): this runs at every node.
+                # `search.tt.decode`, inlined: a call at every node costs 2.5 % (see there).
                 hash_move = (data >> 27) & 0xFFFF
                 if not pv_node and data & 255 >= depth:
                     score = score_from_tt(((data >> 10) & 0x1FFFF) - 65536, ply)
@@ -140,9 +140,10 @@ class AlphaBeta:
         # (the test suite's game trees have no board to ask).
         classify = features.ordering or reduce_late
         index = -1
+        orderer = self.orderer if features.ordering else None
         # Quiet moves searched so far that did not cut off (history malus).
         failed_quiets: list[chess.Move] = []
-        for move in self._staged_moves(hash_move if features.ordering else 0, ply, in_check):
+        for move in staged_moves(pos, orderer, hash_move if orderer is not None else 0, ply, in_check):
             index += 1
             tactical = classify and (move.promotion or board.is_capture(move))
             quiet = reduce_late and index >= LMR_FIRST_MOVE and not tactical
@@ -183,48 +184,6 @@ class AlphaBeta:
             else:
                 self.tt.store(key, depth, UPPER, best_score, None, ply)
         return best_score
-
-    def _staged_moves(self, hash_move: int, ply: int, in_check: bool) -> Iterator[chess.Move]:
-        """The moves of the current position, best first, generated lazily in stages.
-
-        1. The hash move (a move code, 0 for none), when it is legal here,
-           before any other move is generated: it often refutes the position
-           on its own.
-        2. Captures and promotions that do not lose material, by MVV-LVA.
-        3. Quiet moves: killers, countermove, then by history.
-        4. Captures that lose material by static exchange.
-
-        Generating and ordering moves is most of a node's cost in Python;
-        when a capture refutes the position, the quiet moves (most of them)
-        are never generated.  In check, or without ordering, all moves come
-        at once: evasions are few.
-        """
-        pos = self.pos
-        board = pos.board
-        if hash_move:
-            candidate = decode_move(hash_move)
-            if candidate is not None and board.is_legal(candidate):
-                yield candidate
-            else:
-                hash_move = 0  # a stale or colliding entry
-        if in_check or not self.features.ordering:
-            moves = pos.legal_moves()
-            if self.features.ordering:
-                moves = self.orderer.order(board, moves, hash_move, ply)
-            yield from _without(moves, hash_move)
-            return
-
-        good, bad = self.orderer.split_tactical(board, pos.tactical_moves(underpromotions=True), ply)
-        yield from _without(good, hash_move)
-        # python-chess generates castling by the rook's square: keep ours in the mask.
-        quiets = list(board.generate_legal_moves(~promoting_pawns(board),
-                                                 ~board.occupied | board.castling_rights & board.occupied_co[board.turn]))
-        ep = board.ep_square
-        if ep is not None:  # only an en-passant capture (staged above) lands on the ep square
-            pawns = board.pawns
-            quiets = [move for move in quiets if move.to_square != ep or not (pawns >> move.from_square) & 1]
-        yield from _without(self.orderer.order(board, quiets, hash_move, ply), hash_move)
-        yield from _without(bad, hash_move)
 
     def _probe_tablebases(self, ply: int) -> int | None:
         """The tables' verdict on a position just after a capture or pawn move, if they hold it.
@@ -305,10 +264,10 @@ class AlphaBeta:
         for move in moves:
             if (delta or losing) and not move.promotion:
                 victim = piece_type_at(move.to_square) or chess.PAWN  # None: en passant
-                if delta and stand_pat + SEE_VALUE[victim] + DELTA_MARGIN <= alpha:
+                if delta and stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
                     continue
                 # Only a capture of a cheaper piece can lose the exchange.
-                if losing and SEE_VALUE[piece_type_at(move.from_square)] > SEE_VALUE[victim] and see(board, move) < 0:
+                if losing and PIECE_VALUE[piece_type_at(move.from_square)] > PIECE_VALUE[victim] and see(board, move) < 0:
                     continue
             pos.push(move)
             score = -self.quiescence(-beta, -alpha, ply + 1)
@@ -322,12 +281,3 @@ class AlphaBeta:
                         break
         return best_score
 
-
-def _without(moves: list[chess.Move], code: int) -> Iterator[chess.Move]:
-    """`moves` except the one with move code `code` (the hash move, already searched)."""
-    if not code:
-        yield from moves
-        return
-    for move in moves:
-        if encode_move(move) != code:
-            yield move

@@ -16,8 +16,9 @@ from typing import Iterable
 
 import chess
 
-from search.see import SEE_VALUE, see
+from search.see import see
 from search.tt import encode_move
+from search.types import ATTACKER_RANK, MAX_PLY, PIECE_VALUE
 
 HASH_MOVE = 1 << 30
 CAPTURE = 1 << 24
@@ -30,15 +31,11 @@ HISTORY_MAX = 1 << 20
 #: (below any history score, which the malus can make negative).
 BAD_CAPTURE = -(1 << 22)
 
-#: Victim weights; the attacker is subtracted, so PxQ > QxQ > PxR.
-_VICTIM = [0, 100, 300, 310, 500, 900, 0]
-_ATTACKER = [0, 1, 3, 3, 5, 9, 10]
-
 
 class MoveOrderer:
     """Killer and history tables for one search; `order` sorts a move list."""
 
-    def __init__(self, max_ply: int = 128) -> None:
+    def __init__(self, max_ply: int = MAX_PLY) -> None:
         # Killers as move codes (see `search.tt.encode_move`); 0 = none.
         self.killers: list[list[int]] = [[0, 0] for _ in range(max_ply + 1)]
         # history[color][from*64+to]
@@ -78,6 +75,9 @@ class MoveOrderer:
     def scored(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int) -> list[tuple[int, chess.Move]]:
         """(score, move) pairs, best first.
 
+        Captures score by MVV-LVA: the victim's `PIECE_VALUE` less the
+        attacker's `ATTACKER_RANK`, so PxQ > QxQ > PxR.
+
         Hot path: moves are compared by integer code, not `chess.Move`
         equality (a dataclass comparison costs several times more).
         """
@@ -95,12 +95,12 @@ class MoveOrderer:
                 score = HASH_MOVE
             elif (them >> to) & 1:
                 victim, attacker = piece_type_at(to), piece_type_at(move.from_square)
-                losing = SEE_VALUE[attacker] > SEE_VALUE[victim] and see(board, move) < 0
-                score = (BAD_CAPTURE if losing else CAPTURE) + _VICTIM[victim] - _ATTACKER[attacker]
+                losing = PIECE_VALUE[attacker] > PIECE_VALUE[victim] and see(board, move) < 0
+                score = (BAD_CAPTURE if losing else CAPTURE) + PIECE_VALUE[victim] - ATTACKER_RANK[attacker]
             elif move.promotion:
                 score = PROMOTION + move.promotion
             elif to == ep and piece_type_at(move.from_square) == chess.PAWN:
-                score = CAPTURE + _VICTIM[chess.PAWN] - _ATTACKER[chess.PAWN]
+                score = CAPTURE + PIECE_VALUE[chess.PAWN] - ATTACKER_RANK[chess.PAWN]
             elif code == killer_1:
                 score = KILLER_1
             elif code == killer_2:
@@ -119,7 +119,7 @@ class MoveOrderer:
         scored = []
         for move in moves:
             victim = piece_type_at(move.to_square) or (chess.QUEEN if move.promotion else chess.PAWN)
-            scored.append((_VICTIM[victim] - _ATTACKER[piece_type_at(move.from_square)], move))
+            scored.append((PIECE_VALUE[victim] - ATTACKER_RANK[piece_type_at(move.from_square)], move))
         scored.sort(key=_first, reverse=True)
         return [move for _, move in scored]
 

@@ -23,19 +23,7 @@ import numpy as np
 from eval.evaluate import finish, packed_score
 from eval.nnue import BASE_CLASSICAL, Net
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
-
-MATE = 32000
-#: Scores beyond this are mate scores (mate within MAX_PLY plies).
-MATE_BOUND = MATE - 1000
-
-
-def mate_in(score: int) -> int | None:
-    """Moves to mate for a side-to-move score (negative: being mated), or None for a cp score."""
-    if score > MATE_BOUND:
-        return (MATE - score + 1) // 2
-    if score < -MATE_BOUND:
-        return -((MATE + score) // 2)
-    return None
+from search.types import MATE
 
 _KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
 _PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
@@ -107,7 +95,7 @@ class Position:
     """Board + incremental key/evaluation; `push`/`pop` keep all of it in step."""
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
-                 "_b2", "_qa", "_divisor", "_cp_scale", "_base")
+                 "_b2", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors")
 
     def __init__(self, board: chess.Board, net: Net | None = None) -> None:
         self.board = board
@@ -128,6 +116,10 @@ class Position:
         # oldest first, ending with the current one; python-chess's own move
         # stack is replayed once to find them.
         self.history: list[int] = _game_keys(board)
+        # Repetition scans stop above this index of `history`: the position
+        # just before the last null move (-1: no null move on the line).
+        self._null_floor = -1
+        self._null_floors: list[int] = []
 
     # --- rules, delegated to python-chess -------------------------------
 
@@ -172,12 +164,15 @@ class Position:
         return -MATE + ply if self.board.is_check() else 0
 
     def is_draw(self) -> bool:
-        """Fifty-move rule or a repetition since the last irreversible move.
+        """Fifty-move rule or a repetition since the last irreversible move and the last null move.
 
         One repetition is enough inside the search: if the position can be
         repeated once, it can be repeated again, and scoring it as a draw
         early keeps the tree small.  Checkmate on the 100th half-move takes
-        precedence over the fifty-move rule.
+        precedence over the fifty-move rule.  A position before a null move
+        is not repeated by one after it (the line between them has a pass
+        in it, which no game can play), so the scan stops there, as
+        Stockfish's does.
         """
         board = self.board
         clock = board.halfmove_clock
@@ -186,7 +181,7 @@ class Position:
         history = self.history
         key = self.key
         # Same side to move means an even distance back: -3, -5, ...
-        for index in range(len(history) - 3, max(len(history) - clock - 2, -1), -2):
+        for index in range(len(history) - 3, max(len(history) - clock - 2, self._null_floor), -2):
             if history[index] == key:
                 return True
         return False
@@ -285,7 +280,11 @@ class Position:
         self.history.append(key)
 
     def pop(self) -> chess.Move:
-        self.history.pop()
+        """Take back the last move or null move."""
+        history = self.history
+        history.pop()
+        if len(history) <= self._null_floor + 1:  # the null move itself is taken back
+            self._null_floor = self._null_floors.pop()
         self.key, self.mg, self.eg, self.phase, self.acc = self._undo.pop()
         return self.board.pop()
 
@@ -297,6 +296,8 @@ class Position:
         board.push(chess.Move.null())
         self.key = key ^ ZOBRIST_TURN
         self.history.append(self.key)
+        self._null_floors.append(self._null_floor)
+        self._null_floor = len(self.history) - 2
 
 
 def promoting_pawns(board: chess.Board) -> chess.Bitboard:

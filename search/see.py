@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import chess
 
-#: Exchange values by piece type; the king is worth more than anything it can
-#: win, so it only ever captures last.
-SEE_VALUE = [0, 100, 320, 330, 500, 950, 20000]
+from search.types import PIECE_VALUE
 
 
 def see(board: chess.Board, move: chess.Move) -> int:
@@ -31,15 +29,15 @@ def see(board: chess.Board, move: chess.Move) -> int:
     if victim is None:
         if attacker == chess.PAWN and to == board.ep_square and (frm - to) & 7:
             occupied ^= chess.BB_SQUARES[to - 8 if board.turn == chess.WHITE else to + 8]
-            gain = [SEE_VALUE[chess.PAWN]]
+            gain = [PIECE_VALUE[chess.PAWN]]
         else:
             gain = [0]
     else:
-        gain = [SEE_VALUE[victim]]
-    on_square = SEE_VALUE[attacker]
+        gain = [PIECE_VALUE[victim]]
+    on_square = PIECE_VALUE[attacker]
     if move.promotion:
-        gain[0] += SEE_VALUE[move.promotion] - SEE_VALUE[chess.PAWN]
-        on_square = SEE_VALUE[move.promotion]
+        gain[0] += PIECE_VALUE[move.promotion] - PIECE_VALUE[chess.PAWN]
+        on_square = PIECE_VALUE[move.promotion]
 
     by_type = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
     attackers_mask = board.attackers_mask
@@ -56,7 +54,7 @@ def see(board: chess.Board, move: chess.Move) -> int:
         if index == chess.KING - 1 and attackers_mask(not side, to, occupied) & occupied:
             break  # the king may not recapture into an attacked square
         gain.append(on_square - gain[-1])
-        on_square = SEE_VALUE[index + 1]
+        on_square = PIECE_VALUE[index + 1]
         occupied ^= candidates & -candidates
         side = not side
     # Each side recaptures only if that beats stopping: negamax back to the first capture.

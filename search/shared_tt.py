@@ -22,7 +22,7 @@ from multiprocessing import resource_tracker, shared_memory
 
 import chess
 
-from search.tt import _GEN_SHIFT, TranspositionTable, encode_move, move_code_of
+from search.tt import _GEN_SHIFT, DEFAULT_HASH_MB, TranspositionTable, decode, encode_move
 
 BYTES_PER_SLOT = 16
 #: Slots `hashfull` samples, as Stockfish does: counting every slot would
@@ -56,7 +56,7 @@ class SharedTranspositionTable(TranspositionTable):
     main process sends its own with every `go`.
     """
 
-    def __init__(self, megabytes: float = 16, name: str | None = None) -> None:
+    def __init__(self, megabytes: float = DEFAULT_HASH_MB, name: str | None = None) -> None:
         self._shm: shared_memory.SharedMemory | None = None
         self.owner = name is None
         self.generation = 0
@@ -117,7 +117,7 @@ class SharedTranspositionTable(TranspositionTable):
                 if old >> _GEN_SHIFT == self.generation and old & 255 > depth:
                     return  # keep the deeper result of this search
             elif move is None:
-                move_code = move_code_of(old)  # an upper bound has no move: keep the one we knew
+                move_code = decode(old)[3]  # an upper bound has no move: keep the one we knew
         data = self._pack(depth, bound, score, move_code, ply)
         words[index] = key ^ data
         words[index + 1] = data

@@ -22,6 +22,8 @@ from typing import Sequence
 
 import chess
 
+from search.types import PAWN_VALUE, is_decisive
+
 #: The range offered as UCI_Elo.  The top is about full strength at 10+0.1
 #: (docs/strength.md); below 1300 the calibration is extrapolated.
 ELO_MIN = 1000
@@ -38,7 +40,24 @@ SETTING_MIN, SETTING_MAX = 1000, 2000
 #: ladder (docs/strength-limit.md, step 6).  A requested Elo is turned into a
 #: setting by that line.
 CALIBRATION = ((1350, 1280), (1700, 1464))
-PAWN = 100
+#: Settings are kept within SETTING_MARGIN of the nominal scale: the top,
+#: 2200, is about full strength (49,667 nodes; docs/strength-limit.md,
+#: step 6), and the bottom keeps the extrapolation near the measured points.
+#: Chosen with the calibration (ea3df77), not measured.
+SETTING_MARGIN = 200
+#: Least node budget per move, whatever the setting: a floor set with the
+#: first version (1905ab8), below what the UCI_Elo range asks (about 23
+#: nodes at 1000); depth 1 is finished in any case (`Limits.min_depth`).
+MIN_NODES = 16
+#: Weakness (Stockfish's skill-level "weakness") at the strongest and the
+#: weakest setting.  Stockfish's runs from 120 (level 0) down to 80 (level
+#: 19); the top is Stockfish's, the bottom, 10, lets even the strongest
+#: setting stray a little between near-equal lines (first version, 1905ab8).
+WEAKNESS_MIN, WEAKNESS_MAX = 10, 120
+#: Stockfish's divisor in its skill "magic formula": a push of weakness / 128
+#: of a line's deficit never lifts a worse line above the best on its own,
+#: as long as the weakness stays below it.
+PUSH_SCALE = 128
 
 
 def setting_for(elo: int) -> float:
@@ -55,19 +74,18 @@ class StrengthLimit:
 
     @property
     def _setting(self) -> float:
-        return min(max(setting_for(min(max(self.elo, ELO_MIN), ELO_MAX)), SETTING_MIN - 200), SETTING_MAX + 200)
+        setting = setting_for(min(max(self.elo, ELO_MIN), ELO_MAX))
+        return min(max(setting, SETTING_MIN - SETTING_MARGIN), SETTING_MAX + SETTING_MARGIN)
 
     def nodes(self) -> int:
         """Node budget per move."""
-        return max(16, round(BASE_NODES * 2 ** ((self._setting - SETTING_MIN) / ELO_PER_DOUBLING)))
+        return max(MIN_NODES, round(BASE_NODES * 2 ** ((self._setting - SETTING_MIN) / ELO_PER_DOUBLING)))
 
     def weakness(self) -> int:
         """Stockfish-style weakness: 0 plays the best line, larger pushes harder."""
         span = SETTING_MAX - SETTING_MIN
         fraction = (SETTING_MAX - min(max(self._setting, SETTING_MIN), SETTING_MAX)) / span
-        # Below 128 (Stockfish uses at most 120) so the deficit term never
-        # makes a worse line preferable on average.
-        return round(10 + 110 * fraction)
+        return round(WEAKNESS_MIN + (WEAKNESS_MAX - WEAKNESS_MIN) * fraction)
 
     def choose(self, lines: Sequence[tuple[chess.Move, int]], rng: random.Random) -> chess.Move:
         """Pick a move among (move, score) lines, best first.
@@ -80,14 +98,14 @@ class StrengthLimit:
         weakest setting does not throw away a rook.
         """
         best_move, best_score = lines[0]
-        if len(lines) == 1 or abs(best_score) > 20_000:
+        if len(lines) == 1 or is_decisive(best_score):
             return best_move
         weakness = self.weakness()
         lines = [line for line in lines if best_score - line[1] <= 2 * weakness]
-        delta = min(best_score - lines[-1][1], PAWN)
+        delta = min(best_score - lines[-1][1], PAWN_VALUE)
         chosen, chosen_value = best_move, -1 << 30
         for move, score in lines:
-            push = (weakness * (best_score - score) + delta * rng.randrange(weakness)) // 128
+            push = (weakness * (best_score - score) + delta * rng.randrange(weakness)) // PUSH_SCALE
             if score + push > chosen_value:
                 chosen, chosen_value = move, score + push
         return chosen

@@ -29,19 +29,12 @@ from typing import TYPE_CHECKING, Iterable, NamedTuple, Protocol
 import chess
 import chess.syzygy
 
-from search.position import MATE, MATE_BOUND
 from search.syzygy import DTZ_BEFORE_ZEROING, FIFTY_MOVE_PLIES, MAX_RANK, dtz_rank, is_decided, open_syzygy
+from search.types import MATE, MATE_BOUND, TB_WIN
 
 if TYPE_CHECKING:
     import chess.gaviota
 
-#: A won position whose mate distance is unknown scores TB_WIN - ply: above
-#: every evaluation, below every mate score, and higher when the win is
-#: reached sooner (which makes the search head for the conversion).
-TB_WIN = MATE_BOUND - 1
-#: Scores beyond this are tablebase wins (or mates) measured from a node;
-#: leaves room for twice the deepest search ply.
-TB_WIN_BOUND = TB_WIN - 256
 #: A cursed win (a draw under the fifty-move rule) is still a little better
 #: than a plain draw: the opponent may yet go wrong.
 CURSED_WIN = 1
@@ -190,6 +183,9 @@ class Tablebases:
         blessed loss, -2 loss.  Syzygy assumes the position arose from a
         capture or pawn move; Gaviota knows no fifty-move rule and answers
         only 2, 0 or -2.
+
+        Public API for asking the tables about a position (the search itself
+        asks `probe_score` and `root_moves`).
         """
         if not self.covers(board):
             return None

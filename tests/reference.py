@@ -6,7 +6,7 @@ from typing import Callable
 import chess
 
 from eval import evaluate
-from search.position import MATE
+from search.types import MATE
 
 
 def minimax(board: chess.Board, depth: int, ply: int = 0, evaluate: Callable[[chess.Board], int] = evaluate) -> int:

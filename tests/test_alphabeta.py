@@ -6,12 +6,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from search.alphabeta import INFINITY, AlphaBeta
+from search.alphabeta import AlphaBeta
 from search.driver import Searcher
 from search.features import Features
-from search.position import MATE, Position
+from search.position import Position
 from search.timeman import Limits
 from search.tt import TranspositionTable
+from search.types import INFINITY, MATE
 from tests.gametree import GameTree, UnexpectedLeaf, binary_tree
 from tests.reference import minimax
 from tests.strategies import boards

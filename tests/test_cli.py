@@ -16,8 +16,7 @@ import chess.pgn
 import pytest
 
 from search.driver import Iteration
-from search.position import MATE, mate_in
-from search.tt import EXACT, LOWER, UPPER
+from search.types import EXACT, LOWER, MATE, UPPER, mate_in
 from uci_engine.analyse import final_lines
 from uci_engine.annotate import classify, graph_paths
 from uci_engine.cli import main

@@ -109,3 +109,22 @@ def test_in_check_matches_python_chess(board: chess.Board) -> None:
         pos.push(move)
         assert pos.in_check() == board.is_check(), board.fen()
         pos.pop()
+
+
+def test_a_repetition_does_not_reach_back_across_a_null_move() -> None:
+    """The position before a null move is not repeated by one after it; one after it is."""
+    pos = Position(chess.Board())
+    start_key = pos.key
+    for step in ("g1f3", None, "f3g1", None):
+        pos.push_null() if step is None else pos.push(chess.Move.from_uci(step))
+    assert pos.key == start_key and not pos.is_draw()  # the start, White to move, but passes in between
+    for step in ("g1f3", "g8f6", "f3g1", "f6g8"):
+        pos.push(chess.Move.from_uci(step))
+    assert pos.is_draw()  # repeats the position just after the second null move
+    for _ in range(6):
+        pos.pop()
+    pos.pop()  # the first null move: scans reach back to the start again
+    pos.push(chess.Move.from_uci("b8c6"))
+    pos.push(chess.Move.from_uci("f3g1"))
+    pos.push(chess.Move.from_uci("c6b8"))
+    assert pos.key == start_key and pos.is_draw()

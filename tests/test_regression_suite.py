@@ -15,7 +15,7 @@ from pathlib import Path
 
 import chess
 from search.driver import Searcher
-from search.position import MATE
+from search.types import MATE
 from search.timeman import Limits
 
 DATA = Path(__file__).resolve().parent / "data"

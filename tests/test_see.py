@@ -5,7 +5,8 @@ import chess
 import pytest
 from hypothesis import given, settings
 
-from search.see import SEE_VALUE, see
+from search.see import see
+from search.types import PIECE_VALUE
 from tests.strategies import boards
 
 
@@ -32,7 +33,7 @@ def _best_recapture(board: chess.Board, square: chess.Square, side: chess.Color)
     after = _capture_on(board, frm, square)
     if board.piece_type_at(frm) == chess.KING and after.attackers(not side, square):
         return 0
-    won = SEE_VALUE[board.piece_type_at(square)]
+    won = PIECE_VALUE[board.piece_type_at(square)]
     return max(0, won - _best_recapture(after, square, not side))
 
 
@@ -40,12 +41,12 @@ def reference_see(board: chess.Board, move: chess.Move) -> int:
     """The exchange on the move's square, played out on copies, least valuable attacker first."""
     side = board.turn
     after = _capture_on(board, move.from_square, move.to_square)
-    won = SEE_VALUE[board.piece_type_at(move.to_square) or chess.PAWN] if board.is_capture(move) else 0
+    won = PIECE_VALUE[board.piece_type_at(move.to_square) or chess.PAWN] if board.is_capture(move) else 0
     if board.is_en_passant(move):
         after.remove_piece_at(move.to_square - 8 if side == chess.WHITE else move.to_square + 8)
     if move.promotion:
         after.set_piece_at(move.to_square, chess.Piece(move.promotion, side))
-        won += SEE_VALUE[move.promotion] - SEE_VALUE[chess.PAWN]
+        won += PIECE_VALUE[move.promotion] - PIECE_VALUE[chess.PAWN]
     return won - _best_recapture(after, move.to_square, not side)
 
 

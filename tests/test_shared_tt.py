@@ -12,7 +12,8 @@ from search.driver import Searcher
 from search.features import Features
 from search.shared_tt import SharedTranspositionTable
 from search.timeman import Limits
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, bound_of, decode_move, move_code_of, score_of
+from search.tt import TranspositionTable, decode, decode_move
+from search.types import EXACT, LOWER, UPPER
 
 BOUNDS = (EXACT, LOWER, UPPER)
 
@@ -24,7 +25,8 @@ def _entry_for(key: int) -> tuple[int, int, int, chess.Move]:
 
 def _consistent(key: int, data: int) -> bool:
     depth, bound, score, move = _entry_for(key)
-    return (data & 255, bound_of(data), score_of(data), decode_move(move_code_of(data))) == (depth, bound, score, move)
+    stored_depth, stored_bound, stored_score, code = decode(data)
+    return (stored_depth, stored_bound, stored_score, decode_move(code)) == (depth, bound, score, move)
 
 
 def _hammer(name: str, seed: int, rounds: int, keys: list[int], out: multiprocessing.Queue) -> None:
@@ -61,7 +63,7 @@ def test_stored_entries_read_back_in_another_process(table: SharedTranspositionT
     assert other.probe_data(key ^ 1) == 0
     other.new_search()  # an entry of an earlier search is always replaced
     other.store(key ^ (1 << 40), 3, EXACT, 12, None, 0)  # same slot, other key
-    assert table.probe_data(key) == 0 and score_of(table.probe_data(key ^ (1 << 40))) == 12
+    assert table.probe_data(key) == 0 and decode(table.probe_data(key ^ (1 << 40)))[2] == 12
     table.clear()
     assert other.probe_data(key ^ (1 << 40)) == 0
     other.close()  # an attached process lets go without removing the block

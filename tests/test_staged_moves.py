@@ -6,15 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from search.alphabeta import AlphaBeta
+from search.movepick import staged_moves
+from search.ordering import MoveOrderer
 from search.position import Position
-from search.tt import TranspositionTable, encode_move
+from search.tt import encode_move
 from tests.strategies import boards
 
 
 def staged(board: chess.Board, hash_move: chess.Move | None = None) -> list[chess.Move]:
-    tree = AlphaBeta(Position(board), TranspositionTable(1))
-    return list(tree._staged_moves(encode_move(hash_move), 1, board.is_check()))
+    return list(staged_moves(Position(board), MoveOrderer(), encode_move(hash_move), 1, board.is_check()))
 
 
 def assert_complete(board: chess.Board, hash_move: chess.Move | None = None) -> list[chess.Move]:

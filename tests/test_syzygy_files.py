@@ -17,7 +17,7 @@ import chess
 import chess.engine
 import pytest
 
-from search.tablebase import TB_WIN
+from search.types import TB_WIN
 from tests.uci_process import guarded_engine
 
 SYZYGY_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "syzygy"

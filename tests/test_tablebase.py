@@ -19,11 +19,8 @@ import chess.engine
 import pytest
 
 from search.driver import Iteration, Searcher
-from search.position import MATE, MATE_BOUND
 from search.syzygy import dtz_rank, is_decided
 from search.tablebase import (
-    TB_WIN,
-    TB_WIN_BOUND,
     RootResult,
     Tablebases,
     dtz_score,
@@ -32,7 +29,8 @@ from search.tablebase import (
     tablebase_score,
 )
 from search.timeman import Limits
-from search.tt import EXACT, TranspositionTable, score_from_tt
+from search.tt import TranspositionTable, decode, score_from_tt
+from search.types import EXACT, MATE, MATE_BOUND, TB_WIN, TB_WIN_BOUND
 from tests.uci_process import guarded_engine
 
 GAVIOTA_ROOT = Path("/usr/share/gaviotatb")
@@ -175,9 +173,9 @@ def test_probe_score_without_the_distance_is_a_tablebase_win(tables) -> None:
 def test_tablebase_win_scores_are_stored_relative_to_the_node() -> None:
     table = TranspositionTable(1)
     table.store(42, 5, EXACT, TB_WIN - 7, None, ply=4)  # the won position is 3 plies from this node
-    assert score_from_tt(table.probe(42).score, ply=2) == TB_WIN - 5
+    assert score_from_tt(decode(table.probe_data(42))[2], ply=2) == TB_WIN - 5
     table.store(43, 5, EXACT, -TB_WIN + 7, None, ply=4)
-    assert score_from_tt(table.probe(43).score, ply=6) == -TB_WIN + 9
+    assert score_from_tt(decode(table.probe_data(43))[2], ply=6) == -TB_WIN + 9
 
 
 def test_damaged_table_costs_the_probe_not_the_game(tables) -> None:

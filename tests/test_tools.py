@@ -4,7 +4,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from uci_engine.tools import BENCH_FENS, bench, divide, perft
+from uci_engine.diagnostics import BENCH_FENS, bench, divide, perft
 
 
 @pytest.mark.parametrize("fen, depth, expected", [

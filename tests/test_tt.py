@@ -6,8 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from search.position import MATE
-from search.tt import EXACT, LOWER, UPPER, TranspositionTable, decode_move, encode_move, score_from_tt
+from search import alphabeta
+from search.features import Features
+from search.position import Position
+from search.tt import TranspositionTable, decode, decode_move, encode_move, score_from_tt
+from search.types import EXACT, LOWER, MATE, UPPER
 
 moves = st.builds(
     chess.Move,
@@ -15,6 +18,15 @@ moves = st.builds(
     st.integers(0, 63),
     st.sampled_from([None, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN]),
 ).filter(lambda m: m.from_square != m.to_square)
+
+
+def entry(table: TranspositionTable, key: int) -> tuple[int, int, int, chess.Move | None] | None:
+    """(depth, bound, node-relative score, move) stored for `key`, or None."""
+    data = table.probe_data(key)
+    if not data:
+        return None
+    depth, bound, score, code = decode(data)
+    return depth, bound, score, decode_move(code)
 
 
 @given(
@@ -28,10 +40,10 @@ moves = st.builds(
 def test_store_then_probe_round_trips(key, depth, bound, score, move, ply) -> None:
     table = TranspositionTable(1)
     table.store(key, depth, bound, score, move, ply)
-    entry = table.probe(key)
-    assert entry is not None
-    assert (entry.depth, entry.bound, score_from_tt(entry.score, ply), entry.move) == (depth, bound, score, move)
-    assert table.probe(key ^ (1 << 63)) is None  # same slot, other key
+    stored = entry(table, key)
+    assert stored is not None
+    assert (stored[0], stored[1], score_from_tt(stored[2], ply), stored[3]) == (depth, bound, score, move)
+    assert entry(table, key ^ (1 << 63)) is None  # same slot, other key
 
 
 @given(move=moves)
@@ -43,7 +55,7 @@ def test_move_codes_round_trip(move) -> None:
 def test_mate_scores_are_stored_relative_to_the_node() -> None:
     table = TranspositionTable(1)
     table.store(42, 5, EXACT, MATE - 7, None, ply=4)  # mate in 3 plies from this node
-    assert score_from_tt(table.probe(42).score, ply=2) == MATE - 5
+    assert score_from_tt(entry(table, 42)[2], ply=2) == MATE - 5
 
 
 def test_upper_bound_keeps_the_known_move() -> None:
@@ -51,7 +63,7 @@ def test_upper_bound_keeps_the_known_move() -> None:
     move = chess.Move.from_uci("e2e4")
     table.store(7, 3, LOWER, 50, move, 0)
     table.store(7, 4, UPPER, -20, None, 0)
-    assert table.probe(7).move == move and table.probe(7).bound == UPPER
+    assert entry(table, 7)[3] == move and entry(table, 7)[1] == UPPER
 
 
 def test_deeper_entry_of_this_search_survives_a_colliding_shallow_one() -> None:
@@ -59,10 +71,10 @@ def test_deeper_entry_of_this_search_survives_a_colliding_shallow_one() -> None:
     size = table.mask + 1
     table.store(5, 9, EXACT, 1, None, 0)
     table.store(5 + size, 2, EXACT, 2, None, 0)  # same slot
-    assert table.probe(5) is not None and table.probe(5 + size) is None
+    assert entry(table, 5) is not None and entry(table, 5 + size) is None
     table.new_search()  # old entries give way in a new search
     table.store(5 + size, 2, EXACT, 2, None, 0)
-    assert table.probe(5 + size) is not None
+    assert entry(table, 5 + size) is not None
 
 
 @pytest.mark.parametrize("megabytes", [1, 16, 64, 256])
@@ -79,11 +91,31 @@ def test_hashfull_and_clear() -> None:
         table.store(key, 1, EXACT, 0, None, 0)
     assert table.hashfull() == 1000
     table.clear()
-    assert table.hashfull() == 0 and table.probe(3) is None
+    assert table.hashfull() == 0 and entry(table, 3) is None
 
 
-def test_layout_matches_the_inline_unpacking_in_alphabeta() -> None:
-    """search.alphabeta reads depth, bound, score and move with literal shifts."""
-    from search import tt
+def test_the_search_reads_entries_as_decode_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`AlphaBeta.alphabeta` decodes entries inline: its cutoffs and hash move must be `decode`'s."""
+    table = TranspositionTable(1)
+    pos = Position(chess.Board())
+    tree = alphabeta.AlphaBeta(pos, table, Features())
+    table.store(pos.key, 6, LOWER, MATE - 9, None, ply=2)  # a mate, stored relative to the node
+    assert tree.alphabeta(4, 100, 101, 2) == score_from_tt(decode(table.probe_data(pos.key))[2], 2) == MATE - 9
+    assert tree.nodes == 1  # cut off by the entry
+    table.store(pos.key, 6, UPPER, -250, None, ply=1)
+    assert tree.alphabeta(4, -100, -99, 1) == -250
+    table.store(pos.key, 6, EXACT, 37, None, ply=1)
+    assert tree.alphabeta(4, 500, 501, 1) == 37
 
-    assert (tt._BOUND_SHIFT, tt._SCORE_SHIFT, tt._MOVE_SHIFT, tt._SCORE_OFFSET) == (8, 10, 27, 65536)
+    hash_moves = []
+    staged_moves = alphabeta.staged_moves
+
+    def spy(pos, orderer, hash_move, ply, in_check):  # type: ignore[no-untyped-def]
+        hash_moves.append(hash_move)
+        return staged_moves(pos, orderer, hash_move, ply, in_check)
+
+    monkeypatch.setattr(alphabeta, "staged_moves", spy)
+    move = chess.Move.from_uci("b1c3")
+    table.store(pos.key, 1, LOWER, 900, move, ply=1)  # too shallow to cut: only its move is used
+    tree.alphabeta(2, 500, 501, 1)
+    assert hash_moves[0] == decode(table.probe_data(pos.key))[3] == encode_move(move)

@@ -21,6 +21,8 @@ import time
 import chess
 import chess.engine
 
+from common import load_openings
+
 STAGE = 10  # moves per row of the table
 
 
@@ -57,10 +59,7 @@ def main() -> None:
     parser.add_argument("--max-plies", type=int, default=200)
     args = parser.parse_args()
     base, increment = (float(part) for part in args.tc.split("+"))
-    starts = [chess.Board()]
-    if args.openings:
-        with open(args.openings) as epd:
-            starts = [chess.Board.from_epd(line)[0] for line in epd if line.strip()]
+    starts = load_openings(args.openings)
     rng = random.Random(args.seed)
     stages: dict[int, list[tuple[float, float]]] = {}
     for _ in range(args.games):

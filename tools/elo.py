@@ -11,22 +11,13 @@ are match.py's: mean pair score, its standard error from the pair variance,
 from __future__ import annotations
 
 import argparse
-import math
 
-
-def elo(p: float) -> float:
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return -400 * math.log10(1 / p - 1)
+from common import elo, pentanomial
 
 
 def pooled(pentas: list[list[int]]) -> tuple[int, float, float, float, float]:
     """(pairs, score, elo, elo_low, elo_high) of the summed pentanomial counts."""
-    counts = [sum(column) for column in zip(*pentas)]
-    pairs = sum(counts)
-    values = [i / 4 for i in range(5)]  # pair score as a fraction of 2 points
-    mean = sum(c * v for c, v in zip(counts, values)) / pairs
-    var = sum(c * (v - mean) ** 2 for c, v in zip(counts, values)) / (pairs - 1)
-    se = math.sqrt(var / pairs)
+    pairs, mean, se = pentanomial([sum(column) for column in zip(*pentas)])
     return pairs, mean, elo(mean), elo(mean - 1.96 * se), elo(mean + 1.96 * se)
 
 

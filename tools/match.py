@@ -43,6 +43,8 @@ import chess
 import chess.engine
 import chess.pgn
 
+from common import MATE_SCORE, adjudicate, elo, load_openings, pentanomial
+
 
 @dataclass
 class EngineSpec:
@@ -70,20 +72,6 @@ def parse_tc(tc: str) -> tuple[float, float, int | None]:
         moves = int(count)
     base, _, inc = tc.partition("+")
     return float(base), float(inc or 0), moves
-
-
-def load_openings(path: str | None) -> list[chess.Board]:
-    if not path:
-        return [chess.Board()]
-    boards = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            board, _ = chess.Board.from_epd(line)
-            boards.append(board)
-    return boards
 
 
 def play_game(white: EngineSpec, black: EngineSpec, start: chess.Board, idx: int,
@@ -159,11 +147,14 @@ def play_game(white: EngineSpec, black: EngineSpec, start: chess.Board, idx: int
                 reason = f"{spec.name} illegal move {move}"
                 break
             score = play.info.get("score")
-            scores.append(score.pov(chess.WHITE).score(mate_score=100000) if score else None)
+            scores.append(score.pov(chess.WHITE).score(mate_score=MATE_SCORE) if score else None)
             board.push(move)
-            adj = adjudicate(scores, board.ply() - start.ply(), args)
-            if adj:
-                result, reason = adj
+            adjudicated = adjudicate(scores, board.ply() - start.ply(), resign_score=args.resign_score,
+                                     resign_plies=args.resign_moves * 2, draw_score=args.draw_score,
+                                     draw_plies=args.draw_moves * 2, draw_after=args.draw_after * 2)
+            if adjudicated:
+                result = adjudicated
+                reason = "adjudicated draw" if adjudicated == "1/2-1/2" else "adjudicated win"
                 break
     except StopIteration:
         pass
@@ -194,27 +185,6 @@ def _play(eng: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engin
 PONDER = False
 
 
-def adjudicate(scores: list[int | None], plies: int, args: argparse.Namespace):
-    """Resign when both sides agree for a while that one is winning; draw when both agree it is level."""
-    n = args.resign_moves * 2
-    if args.resign_score and len(scores) >= n:
-        last = scores[-n:]
-        if all(s is not None and s >= args.resign_score for s in last):
-            return "1-0", "adjudicated win"
-        if all(s is not None and s <= -args.resign_score for s in last):
-            return "0-1", "adjudicated win"
-    m = args.draw_moves * 2
-    if args.draw_score is not None and plies >= args.draw_after * 2 and len(scores) >= m:
-        if all(s is not None and abs(s) <= args.draw_score for s in scores[-m:]):
-            return "1/2-1/2", "adjudicated draw"
-    return None
-
-
-def elo_from_score(p: float) -> float:
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return -400 * math.log10(1 / p - 1)
-
-
 def summarize(results: list[GameResult], name_a: str) -> dict:
     pts = []
     for r in results:
@@ -229,23 +199,19 @@ def summarize(results: list[GameResult], name_a: str) -> dict:
     pairs: dict[int, list[float]] = {}
     for r, p in zip(results, pts):
         pairs.setdefault(r.opening, []).append(p)
-    pair_scores = [sum(v) / 2 for v in pairs.values() if len(v) == 2]
     penta = [0] * 5
     for v in pairs.values():
         if len(v) == 2:
             penta[int(round(sum(v) * 2))] += 1
-    if len(pair_scores) >= 2:
-        m = sum(pair_scores) / len(pair_scores)
-        var = sum((x - m) ** 2 for x in pair_scores) / (len(pair_scores) - 1)
-        se = math.sqrt(var / len(pair_scores))
+    if sum(penta) >= 2:
+        se = pentanomial(penta)[2]
     else:
         var = sum((x - mean) ** 2 for x in pts) / max(1, n - 1)
         se = math.sqrt(var / max(1, n))
     lo, hi = mean - 1.96 * se, mean + 1.96 * se
-    elo = elo_from_score(mean)
     los = 0.5 * (1 + math.erf((mean - 0.5) / (se * math.sqrt(2)))) if se > 0 else (1.0 if mean > 0.5 else 0.0)
-    return dict(games=n, wins=w, losses=l, draws=d, score=mean, elo=elo,
-                elo_lo=elo_from_score(lo), elo_hi=elo_from_score(hi), los=los, penta=penta)
+    return dict(games=n, wins=w, losses=l, draws=d, score=mean, elo=elo(mean),
+                elo_lo=elo(lo), elo_hi=elo(hi), los=los, penta=penta)
 
 
 def parse_engine(text: str) -> EngineSpec:

@@ -29,32 +29,11 @@ import chess
 import chess.engine
 import chess.pgn
 
+from common import MATE_SCORE, adjudicate, load_openings
+
 MAX_PLIES = 240
 RESIGN_SCORE, RESIGN_PLIES = 1000, 4
 DRAW_SCORE, DRAW_PLIES, DRAW_AFTER = 10, 12, 80
-
-
-def adjudicate(white_scores: list[int], ply: int) -> str | None:
-    """A result when the scores (White's view, one per ply) say the game is decided."""
-    recent = white_scores[-RESIGN_PLIES:]
-    if len(recent) == RESIGN_PLIES:
-        if all(score >= RESIGN_SCORE for score in recent):
-            return "1-0"
-        if all(score <= -RESIGN_SCORE for score in recent):
-            return "0-1"
-    recent = white_scores[-DRAW_PLIES:]
-    if ply >= DRAW_AFTER and len(recent) == DRAW_PLIES and all(abs(score) <= DRAW_SCORE for score in recent):
-        return "1/2-1/2"
-    return None
-
-
-def load_openings(path: str) -> list[str]:
-    fens = []
-    with open(path) as epd:
-        for line in epd:
-            if line.strip():
-                fens.append(chess.Board.from_epd(line)[0].fen())
-    return fens
 
 
 def play_game(command: list[str], fen: str, nodes: int, seed: int) -> chess.pgn.Game:
@@ -80,9 +59,10 @@ def play_game(command: list[str], fen: str, nodes: int, seed: int) -> chess.pgn.
             score = result.info.get("score")
             if score is not None:
                 node.set_eval(score)
-                white_scores.append(score.white().score(mate_score=100_000))
+                white_scores.append(score.white().score(mate_score=MATE_SCORE))
             board.push(result.move)
-            adjudicated = adjudicate(white_scores, board.ply())
+            adjudicated = adjudicate(white_scores, board.ply(), resign_score=RESIGN_SCORE, resign_plies=RESIGN_PLIES,
+                                     draw_score=DRAW_SCORE, draw_plies=DRAW_PLIES, draw_after=DRAW_AFTER)
     outcome = board.outcome(claim_draw=True)
     game.headers["Result"] = outcome.result() if outcome else adjudicated or "1/2-1/2"
     return game
@@ -100,7 +80,7 @@ def main() -> int:
     args = parser.parse_args()
 
     command = shlex.split(args.engine)
-    openings = load_openings(args.openings)
+    openings = [board.fen() for board in load_openings(args.openings)]
     rng = random.Random(args.seed)
     jobs = [(rng.choice(openings), rng.randrange(1 << 30)) for _ in range(args.games)]
     with open(args.out, "w") as out, concurrent.futures.ThreadPoolExecutor(args.concurrency) as pool:

@@ -95,7 +95,8 @@ class QuiescenceGap:
 
     def __call__(self, board: chess.Board) -> int | None:
         """The gap in centipawns, or None when the search ran over its node limit."""
-        from search.alphabeta import INFINITY, AlphaBeta, SearchAborted
+        from search.alphabeta import AlphaBeta, SearchAborted
+        from search.types import INFINITY
         from search.position import Position
 
         pos = Position(board.copy(stack=False))

@@ -16,7 +16,7 @@ import chess
 from eval.nnue import default_net
 from search.driver import Iteration, Searcher
 from search.timeman import Limits
-from search.tt import EXACT, LOWER
+from search.types import EXACT, LOWER
 from uci_engine.cli_support import (add_limit_options, analysis_search, describe_limits, fen_board,
                                     format_score, limits_from, positive_int, pv_san)
 

@@ -48,8 +48,8 @@ import chess.pgn
 
 from eval.nnue import default_net
 from search.driver import Searcher
-from search.position import MATE
 from search.timeman import Limits
+from search.types import MATE
 from uci_engine.cli_support import (EVAL_CAP, ProgressBar, add_limit_options, analysis_search, clipped_cp,
                                     describe_limits, format_score, limits_from, white_score, win_chances)
 

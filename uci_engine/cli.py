@@ -23,7 +23,7 @@ from uci_engine import analyse, annotate, epd
 from uci_engine.position_cmd import board_from_fen
 from uci_engine.protocol import UciEngine
 from search.tablebase import Tablebases
-from uci_engine.tools import DEFAULT_BENCH_DEPTH, bench, divide
+from uci_engine.diagnostics import DEFAULT_BENCH_DEPTH, bench, divide
 
 
 def _bench_tablebases(paths: str) -> Tablebases | None:

@@ -17,9 +17,9 @@ from typing import Callable, TextIO
 import chess
 
 from search.driver import Iteration, Searcher, SearchResult
-from search.position import mate_in
-from search.tt import EXACT
 from search.timeman import Limits
+from search.tt import DEFAULT_HASH_MB
+from search.types import EXACT, mate_in
 from uci_engine.position_cmd import board_from_fen
 
 #: Evaluations are clipped to this many centipawns when losses and graphs are
@@ -154,8 +154,8 @@ def add_limit_options(parser: argparse.ArgumentParser, default: str, *, hash_opt
                        help=f"search MS milliseconds (without any limit option: {default})")
     group.add_argument("--nodes", type=positive_int, metavar="N", help="search about N nodes")
     if hash_option:
-        parser.add_argument("--hash", type=positive_int, default=16, metavar="MB",
-                            help="transposition table size in MB (default: 16)")
+        parser.add_argument("--hash", type=positive_int, default=DEFAULT_HASH_MB, metavar="MB",
+                            help=f"transposition table size in MB (default: {DEFAULT_HASH_MB})")
 
 
 def limits_from(args: argparse.Namespace, default: Limits) -> Limits:

@@ -2,17 +2,7 @@
 from __future__ import annotations
 
 from search.driver import Iteration
-from search.tt import LOWER, UPPER
-
-
-def score_text(iteration: Iteration) -> str:
-    mate = iteration.mate_in
-    text = f"score mate {mate}" if mate is not None else f"score cp {iteration.score}"
-    if iteration.bound == LOWER:
-        text += " lowerbound"
-    elif iteration.bound == UPPER:
-        text += " upperbound"
-    return text
+from search.types import uci_score
 
 
 def info_line(iteration: Iteration, wdl: tuple[int, int, int] | None = None) -> str:
@@ -22,7 +12,7 @@ def info_line(iteration: Iteration, wdl: tuple[int, int, int] | None = None) -> 
     return (
         f"info depth {iteration.depth} seldepth {max(iteration.seldepth, iteration.depth)} "
         f"multipv {iteration.multipv} "
-        f"{score_text(iteration)}{wdl_text} nodes {iteration.nodes} nps {iteration.nps} "
+        f"score {uci_score(iteration.score, iteration.bound)}{wdl_text} nodes {iteration.nodes} nps {iteration.nps} "
         f"hashfull {iteration.hashfull} tbhits {iteration.tbhits} time {int(iteration.time_ms)} pv {pv}"
     ).rstrip()
 

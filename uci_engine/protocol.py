@@ -23,12 +23,13 @@ from search.smp import ParallelSearcher
 from search.strength import CANDIDATE_LINES, ELO_MAX, ELO_MIN, StrengthLimit
 from search.tablebase import DEFAULT_PROBE_DEPTH, Tablebases
 from search.timeman import Limits
+from search.tt import DEFAULT_HASH_MB
 from uci_engine import __version__
 from uci_engine.info import currmove_line, info_line
 from uci_engine.options import Option, Options, split_setoption
 from uci_engine.output import Output
 from uci_engine.position_cmd import parse_go, parse_position
-from uci_engine.tools import DEFAULT_BENCH_DEPTH, bench, display, divide
+from uci_engine.diagnostics import DEFAULT_BENCH_DEPTH, bench, display, divide
 
 ENGINE_NAME = f"Pawnstorm {__version__}"
 ENGINE_AUTHOR = "the Pawnstorm developers"
@@ -48,7 +49,7 @@ class UciEngine:
         #: The net `EvalFile` names (kept when a new file fails to load);
         #: searched with while `Use NNUE` is on.
         self._net: Net | None = bundled_net()
-        self.searcher = ParallelSearcher(16, net=self._net if nnue.USE_NNUE_DEFAULT else None)
+        self.searcher = ParallelSearcher(DEFAULT_HASH_MB, net=self._net if nnue.USE_NNUE_DEFAULT else None)
         self.rng = random.Random()
         self._book: OpeningBook | None = None
         self._book_checked = False
@@ -59,7 +60,7 @@ class UciEngine:
         # early under `go infinite` / `go ponder` send its bestmove.
         self._release = threading.Event()
         self.options = Options()
-        self.options.add(Option("Hash", "spin", 16, 1, 1024), self._on_hash)
+        self.options.add(Option("Hash", "spin", DEFAULT_HASH_MB, 1, 1024), self._on_hash)
         self.options.add(Option("Clear Hash", "button"), lambda _: self.searcher.clear())
         self.options.add(Option("Threads", "spin", 1, 1, 512), self._on_threads)
         self.options.add(Option("Move Overhead", "spin", 30, 0, 5000))
@@ -333,7 +334,7 @@ class UciEngine:
         self.wait_for_search()
         self.searcher.clear()
 
-    def _on_book_file(self, option: Option) -> None:
+    def _on_book_file(self, _: Option) -> None:
         if self._book is not None:
             self._book.close()
         self._book = None

@@ -1,4 +1,4 @@
-"""Stockfish-style extra commands: `bench`, `perft`, `d`."""
+"""Stockfish-style diagnostic commands: `bench` (the search's signature and speed), `perft`, `d`."""
 from __future__ import annotations
 
 import time
@@ -12,6 +12,7 @@ from search.driver import Searcher
 from search.smp import ParallelSearcher
 from search.tablebase import Tablebases
 from search.timeman import Limits
+from search.tt import DEFAULT_HASH_MB
 
 #: Varied positions for `bench`: openings, middlegames, tactics, endgames.
 #: Its node total is the search's signature: any change to search or
@@ -62,7 +63,7 @@ BENCH_FENS = [
 DEFAULT_BENCH_DEPTH = 5
 
 
-def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = 16, emit: Callable[[str], None] = print,
+def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = DEFAULT_HASH_MB, emit: Callable[[str], None] = print,
           net: Net | None = None, tablebases: Tablebases | None = None, threads: int = 1) -> tuple[int, float]:
     """Search every bench position to `depth` from a clean table; (nodes, seconds).
 

@@ -1,0 +1,72 @@
+"""Staged move generation (Stockfish's `movepick`): the moves of a node, best first, made only as needed.
+
+Alpha-beta prunes most when the best move comes first, and in Python,
+generating and ordering moves is most of a node's cost.  So the moves come
+in stages, each generated only when the one before has not refuted the
+position:
+
+1. the hash move (from the transposition table), tried before any other
+   move is generated: it often refutes the position on its own;
+2. captures and promotions that do not lose material, by MVV-LVA;
+3. quiet moves: killers, countermove, then by history;
+4. captures that lose material by static exchange.
+
+When a capture refutes the position, the quiet moves (most of them) are
+never generated.  In check, or without ordering, all moves come at once:
+evasions are few.  The scores and the tables they learn from are
+`search.ordering.MoveOrderer`'s.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import chess
+
+from search.ordering import MoveOrderer
+from search.position import Position, promoting_pawns
+from search.tt import decode_move, encode_move
+
+
+def staged_moves(pos: Position, orderer: MoveOrderer | None, hash_move: int, ply: int,
+                 in_check: bool) -> Iterator[chess.Move]:
+    """The legal moves of `pos`, best first, generated lazily in stages.
+
+    `hash_move` is a move code (`search.tt.encode_move`), 0 for none;
+    `orderer` None (no ordering, as in the exact minimax mode) gives the
+    moves in generation order, all at once.
+    """
+    board = pos.board
+    if hash_move:
+        candidate = decode_move(hash_move)
+        if candidate is not None and board.is_legal(candidate):
+            yield candidate
+        else:
+            hash_move = 0  # a stale or colliding entry
+    if in_check or orderer is None:
+        moves = pos.legal_moves()
+        if orderer is not None:
+            moves = orderer.order(board, moves, hash_move, ply)
+        yield from _without(moves, hash_move)
+        return
+
+    good, bad = orderer.split_tactical(board, pos.tactical_moves(underpromotions=True), ply)
+    yield from _without(good, hash_move)
+    # python-chess generates castling by the rook's square: keep ours in the mask.
+    quiets = list(board.generate_legal_moves(~promoting_pawns(board),
+                                             ~board.occupied | board.castling_rights & board.occupied_co[board.turn]))
+    ep = board.ep_square
+    if ep is not None:  # only an en-passant capture (staged above) lands on the ep square
+        pawns = board.pawns
+        quiets = [move for move in quiets if move.to_square != ep or not (pawns >> move.from_square) & 1]
+    yield from _without(orderer.order(board, quiets, hash_move, ply), hash_move)
+    yield from _without(bad, hash_move)
+
+
+def _without(moves: list[chess.Move], code: int) -> Iterator[chess.Move]:
+    """`moves` except the one with move code `code` (the hash move, already searched)."""
+    if not code:
+        yield from moves
+        return
+    for move in moves:
+        if encode_move(move) != code:
+            yield move
