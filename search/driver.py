@@ -96,6 +96,9 @@ class Searcher:
         self.orderer = MoveOrderer(MAX_PLY)
         #: Endgame tables to consult (None: play without them).
         self.tablebases: Tablebases | None = None
+        #: Depths this searcher passes over (a Lazy SMP helper's diversity,
+        #: search/smp.py); None: every depth.  The last depth is never skipped.
+        self.skip_depth: Callable[[int], bool] | None = None
 
     def clear(self) -> None:
         """Forget everything learnt (`ucinewgame`, `Clear Hash`)."""
@@ -131,7 +134,7 @@ class Searcher:
         tree = AlphaBeta(pos, self.tt, self.features, clock.should_stop, self.orderer, tablebases=self.tablebases)
         moves, on_iteration = self._root_moves(pos, limits, on_iteration)
         run = RootSearch(tree, RootMoves(moves), clock, self.features, on_iteration, on_currmove)
-        return run.iterative_deepening(limits, multipv)
+        return run.iterative_deepening(limits, multipv, self.skip_depth)
 
     def _root_moves(
         self,
@@ -279,7 +282,8 @@ class RootSearch:
         self.on_iteration = on_iteration
         self.on_currmove = on_currmove
 
-    def iterative_deepening(self, limits: Limits, multipv: int) -> SearchResult:
+    def iterative_deepening(self, limits: Limits, multipv: int,
+                            skip_depth: Callable[[int], bool] | None = None) -> SearchResult:
         """Depth 1, 2, ... until a limit, the finishing rule or a stop; the answer."""
         root, tree, clock = self.root, self.tree, self.clock
         completed: Iteration | None = None
@@ -290,6 +294,8 @@ class RootSearch:
         line_count = max(1, min(multipv, len(root.moves)))
         lines: list[Iteration] = []
         for depth in range(1, max_depth + 1):
+            if skip_depth is not None and completed is not None and depth < max_depth and skip_depth(depth):
+                continue
             try:
                 lines = self.iteration(depth, lines, completed, line_count)
             except SearchAborted:

@@ -32,6 +32,7 @@ from search.shared_tt import SharedTranspositionTable
 from search.tablebase import Tablebases
 from search.timeman import Limits
 from search.tt import TranspositionTable
+from search.types import EXACT
 
 #: How long a fresh helper may take to start (a spawned interpreter imports
 #: the engine: about a second on an idle machine).
@@ -40,6 +41,34 @@ HELPER_START_S = 60.0
 #: before it counts that helper as hung (a helper stops within CHECK_EVERY
 #: nodes, about a millisecond; start-up of a fresh one takes about a second).
 HELPER_REPLY_S = 10.0
+
+
+#: Which depths helper k passes over: it skips `depth` when
+#: ((depth + game ply + SKIP_PHASE[i]) // SKIP_SIZE[i]) is odd, i = k mod 20.
+#: The pattern of Stockfish 8-10's Lazy SMP: helper 1 searches every other
+#: depth, so while the main search works on depth d it is already on d + 1;
+#: later helpers skip in longer, shifted blocks, spreading the processes over
+#: the next few depths instead of all repeating one.
+SKIP_SIZE = (1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4)
+SKIP_PHASE = (0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7)
+#: Shared words per helper: nodes, and its deepest finished depth's depth, score and first two moves.
+SLOT_WORDS = 5
+NODES, DEPTH, SCORE, MOVE, REPLY = range(SLOT_WORDS)
+
+
+def skips(helper: int, ply: int) -> Callable[[int], bool]:
+    """The depths helper number `helper` (0 = the first helper) passes over at game ply `ply`."""
+    size, phase = SKIP_SIZE[helper % 20], SKIP_PHASE[helper % 20]
+    return lambda depth: (depth + ply + phase) // size % 2 == 1
+
+
+def _move_code(move: chess.Move | None) -> int:
+    return 0 if move is None else 1 + move.from_square + 64 * move.to_square + 4096 * (move.promotion or 0)
+
+
+def _move_of(code: int) -> chess.Move | None:
+    code -= 1
+    return None if code < 0 else chess.Move(code % 64, code // 64 % 64, code // 4096 or None)
 
 
 @dataclass(frozen=True)
@@ -63,14 +92,26 @@ class _StopWatch:
     where the helper publishes its node count for the main process's `info`.
     """
 
-    def __init__(self, event: Any, parent: int, counts: Any, slot: int) -> None:
-        self.event, self.parent, self.counts, self.slot = event, parent, counts, slot
+    def __init__(self, flag: Any, parent: int, shared: Any, slot: int) -> None:
+        self.flag, self.parent, self.shared, self.base = flag, parent, shared, slot * SLOT_WORDS
         self.calls = 0
 
     def is_set(self) -> bool:
         self.calls += 1
-        self.counts[self.slot] = self.calls * CHECK_EVERY
-        return self.event.is_set() or os.getppid() != self.parent
+        self.shared[self.base + NODES] = self.calls * CHECK_EVERY
+        return self.flag[0] != 0 or os.getppid() != self.parent
+
+    def finished(self, iteration: Iteration) -> None:
+        """Publish a finished depth (exact score, whole line) for the main process to weigh."""
+        if iteration.bound != EXACT or iteration.partial or iteration.multipv != 1 or not iteration.pv:
+            return
+        pv = iteration.pv
+        shared, base = self.shared, self.base
+        shared[base + DEPTH] = 0  # readers skip a slot while it is half written
+        shared[base + SCORE] = iteration.score
+        shared[base + MOVE] = _move_code(pv[0])
+        shared[base + REPLY] = _move_code(pv[1] if len(pv) > 1 else None)
+        shared[base + DEPTH] = iteration.depth
 
 
 def _apply(searcher: Searcher, setup: HelperSetup) -> None:
@@ -95,11 +136,11 @@ def _attach_or_private(name: str) -> TranspositionTable:
         return TranspositionTable(1)
 
 
-def helper_main(slot: int, conn: Connection, stop: Any, counts: Any, table_name: str, parent: int) -> None:
+def helper_main(slot: int, conn: Connection, stop: Any, shared: Any, table_name: str, parent: int) -> None:
     """A helper's life: attach to the table, then serve `go` until told to quit or orphaned."""
     searcher = Searcher(1)
     table = searcher.tt = _attach_or_private(table_name)
-    watch = _StopWatch(stop, parent, counts, slot)
+    watch = _StopWatch(stop, parent, shared, slot)
     conn.send(("ready",))
     while True:
         try:
@@ -124,8 +165,9 @@ def helper_main(slot: int, conn: Connection, stop: Any, counts: Any, table_name:
                 board.push(chess.Move.from_uci(move))
             table.generation = (generation - 1) & 255  # the search steps it to the main's
             watch.calls = 0
-            result = searcher.search(board, limits, stop=watch)  # type: ignore[arg-type]
-            counts[slot] = result.nodes
+            searcher.skip_depth = skips(slot, board.ply())
+            result = searcher.search(board, limits, stop=watch, on_iteration=watch.finished)  # type: ignore[arg-type]
+            shared[slot * SLOT_WORDS + NODES] = result.nodes
             conn.send(("done", result.depth, result.nodes))
     if isinstance(table, SharedTranspositionTable):
         table.close()
@@ -141,18 +183,23 @@ class _Helper:
 
 
 class HelperPool:
-    """The helper processes, their pipes, one stop event and their node counts."""
+    """The helper processes, their pipes, one stop flag and what they publish.
+
+    The stop flag is a plain shared word, not a `multiprocessing.Event`: an
+    Event takes a lock even to be read, and a helper killed while holding it
+    would hang the engine at its next `go`.
+    """
 
     def __init__(self, count: int, table_name: str) -> None:
         context = multiprocessing.get_context("spawn")  # fork is unsafe beside the search thread
-        self.stop_event = context.Event()
-        self.counts = context.RawArray("q", max(1, count))
+        self.stop_flag = context.RawArray("q", 1)
+        self.shared = context.RawArray("q", max(1, count) * SLOT_WORDS)
         self.problems: list[str] = []
         self.helpers: list[_Helper] = []
         for slot in range(count):
             mine, theirs = context.Pipe()
             process = context.Process(target=helper_main, name=f"pawnstorm-helper-{slot + 1}", daemon=True,
-                                      args=(slot, theirs, self.stop_event, self.counts, table_name, os.getpid()))
+                                      args=(slot, theirs, self.stop_flag, self.shared, table_name, os.getpid()))
             process.start()
             theirs.close()
             self.helpers.append(_Helper(process, mine))
@@ -174,20 +221,20 @@ class HelperPool:
     def go(self, message: tuple) -> None:
         """Start every live helper on the same root (after the last search's helpers are done)."""
         self.wait_done()
-        self.stop_event.clear()
-        for slot in range(len(self.counts)):
-            self.counts[slot] = 0
+        self.stop_flag[0] = 0
+        for word in range(len(self.shared)):
+            self.shared[word] = 0
         for helper in list(self.helpers):
             if self._send(helper, message):
                 helper.busy = True
 
     def stop(self) -> None:
         """Tell the helpers to stop; does not wait (`bestmove` must not)."""
-        self.stop_event.set()
+        self.stop_flag[0] = 1
 
     def wait_done(self, timeout: float = HELPER_REPLY_S) -> None:
         """Wait until every helper has finished its search; a hung or dead one is dropped."""
-        self.stop_event.set()
+        self.stop_flag[0] = 1
         for helper in list(self.helpers):
             if not helper.busy:
                 continue
@@ -201,11 +248,25 @@ class HelperPool:
             self._drop(helper, "did not finish its search")
 
     def nodes(self) -> int:
-        return sum(self.counts[slot] for slot in range(len(self.counts)))
+        shared = self.shared
+        return sum(shared[base + NODES] for base in range(0, len(shared), SLOT_WORDS))
+
+    def deepest(self) -> tuple[int, int, chess.Move, chess.Move | None] | None:
+        """The deepest depth a helper finished in this search: (depth, score, move, reply), or None."""
+        best = None
+        shared = self.shared
+        for base in range(0, len(shared), SLOT_WORDS):
+            depth, score, move, reply = (shared[base + DEPTH], shared[base + SCORE], shared[base + MOVE],
+                                         shared[base + REPLY])
+            if depth and shared[base + DEPTH] == depth and (best is None or depth > best[0]):
+                found = _move_of(move)
+                if found is not None:
+                    best = (depth, score, found, _move_of(reply))
+        return best
 
     def close(self) -> None:
         """Stop and end every helper: politely, then by force."""
-        self.stop_event.set()
+        self.stop_flag[0] = 1
         for helper in self.helpers:
             try:
                 helper.conn.send(("quit",))
@@ -318,7 +379,23 @@ class ParallelSearcher(Searcher):
         finally:
             pool.stop()
         result.nodes += pool.nodes()
+        if options.get("multipv", 1) == 1:
+            self._take_deeper(result, pool, board)
         return result
+
+    @staticmethod
+    def _take_deeper(result: SearchResult, pool: HelperPool, board: chess.Board) -> None:
+        """A helper that finished a deeper depth than the main search is better founded: play its move."""
+        deepest = pool.deepest()
+        if deepest is None or deepest[0] <= result.depth or not board.is_legal(deepest[2]):
+            return
+        depth, score, move, reply = deepest
+        board.push(move)
+        legal_reply = reply is not None and board.is_legal(reply)
+        board.pop()
+        result.depth, result.score, result.best_move = depth, score, move
+        result.pv = [move, reply] if legal_reply else [move]
+        result.ponder_move = reply if legal_reply else None
 
     def close(self) -> None:
         """End the helpers and give the shared table back (Threads 1, quit)."""

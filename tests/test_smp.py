@@ -10,8 +10,8 @@ from pathlib import Path
 import chess
 import pytest
 
-from search.driver import Searcher
-from search.smp import ParallelSearcher
+from search.driver import SearchResult, Searcher
+from search.smp import ParallelSearcher, skips
 from search.timeman import Limits
 from tests.uci_process import RawEngine
 
@@ -201,3 +201,61 @@ def test_stop_reaches_the_helpers(engine) -> None:
         assert infos
     engine.send("go depth 4")  # a new search starts once every helper has stopped
     engine.bestmove(chess.Board())
+
+
+# --- diversity and the deeper helper ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("helper", "ply", "searched"), [
+    (0, 0, [1, 2, 4, 6, 7]),  # the first helper: every other depth, the last one always
+    (0, 1, [1, 3, 5, 7]),
+    (2, 0, [1, 4, 5, 7]),  # blocks of two
+])
+def test_helpers_skip_depths_in_the_stockfish_pattern(helper: int, ply: int, searched: list[int]) -> None:
+    searcher = Searcher(1)
+    searcher.skip_depth = skips(helper, ply)
+    depths = []
+    searcher.search(chess.Board(), Limits(depth=7), on_iteration=lambda iteration: depths.append(iteration.depth))
+    assert depths == searched
+
+
+class _Pool:
+    def __init__(self, deepest):
+        self._deepest = deepest
+
+    def deepest(self):
+        return self._deepest
+
+
+def _result(depth: int) -> SearchResult:
+    return SearchResult(chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5"), 20, depth, 1000, 5.0,
+                        [chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")])
+
+
+def test_a_deeper_helper_result_is_played_and_a_shallower_or_illegal_one_is_not() -> None:
+    board = chess.Board()
+    d4, d5, c5 = (chess.Move.from_uci(uci) for uci in ("d2d4", "d7d5", "c7c5"))
+    result = _result(6)
+    ParallelSearcher._take_deeper(result, _Pool((7, 35, d4, d5)), board)
+    assert (result.best_move, result.ponder_move, result.depth, result.score, result.pv) == (d4, d5, 7, 35, [d4, d5])
+    for deepest in [(6, 99, d4, d5), (9, 99, c5, None), None]:  # not deeper; illegal (a black move); none
+        result = _result(6)
+        ParallelSearcher._take_deeper(result, _Pool(deepest), board)
+        assert result.best_move == chess.Move.from_uci("e2e4") and result.depth == 6
+    result = _result(6)
+    ParallelSearcher._take_deeper(result, _Pool((8, 10, d4, c5.from_square and chess.Move.from_uci("d4d5"))), board)
+    assert result.best_move == d4 and result.ponder_move is None and result.pv == [d4]
+    assert board == chess.Board()
+
+
+def test_helpers_publish_their_deepest_finished_depth() -> None:
+    searcher = ParallelSearcher(16)
+    searcher.set_threads(2)
+    try:
+        searcher.search(chess.Board(), Limits(depth=5))
+        searcher.pool.wait_done()
+        depth, score, move, reply = searcher.pool.deepest()
+        # The main search stops the helper when it is done: somewhere past its first depths.
+        assert 2 <= depth <= 5 and move in chess.Board().legal_moves and abs(score) < 300
+    finally:
+        searcher.close()
