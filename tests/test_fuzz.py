@@ -211,14 +211,16 @@ def settle(engine: RawEngine, fuzzer: Fuzzer, bestmoves: list[str]) -> None:
     engine.expect("readyok", timeout=SETTLE_GUARD)
 
 
-def test_fuzz_uci(engine_cmd, repo_root, engine_env, tmp_path) -> None:
-    rng = random.Random(FUZZ_SEED)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fuzz_uci(engine_cmd, repo_root, engine_env, tmp_path, threads: int) -> None:
+    rng = random.Random(FUZZ_SEED + threads - 1)
     engine = RawEngine(engine_cmd, repo_root, engine_env, tmp_path / "stderr.txt")
     fuzzer = Fuzzer(rng)
     bestmoves: list[str] = []
     try:
         engine.send("uci")
         engine.expect("uciok")
+        engine.send(f"setoption name Threads value {threads}")
         for sent in range(FUZZ_LINES):
             line = fuzzer.line()
             if isinstance(line, bytes):

@@ -9,6 +9,7 @@ import threading
 import time
 
 import chess
+import pytest
 
 from search.alphabeta import AlphaBeta
 from search.driver import Searcher
@@ -102,11 +103,11 @@ SCRIPT = [
 ]
 
 
-def _run_and_quit(engine_cmd, cwd, env, cut: int, pause: float) -> subprocess.CompletedProcess:
+def _run_and_quit(engine_cmd, cwd, env, cut: int, pause: float, threads: int = 1) -> subprocess.CompletedProcess:
     proc = subprocess.Popen(engine_cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     assert proc.stdin is not None
-    for line in SCRIPT[:cut]:
+    for line in [f"setoption name Threads value {threads}"] + SCRIPT[:cut]:
         proc.stdin.write(line + "\n")
         proc.stdin.flush()
     time.sleep(pause)
@@ -120,22 +121,24 @@ def _run_and_quit(engine_cmd, cwd, env, cut: int, pause: float) -> subprocess.Co
     return subprocess.CompletedProcess(proc.args, proc.returncode, "", err)
 
 
-def test_quit_at_any_moment_exits_cleanly(engine_cmd, repo_root, engine_env) -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+def test_quit_at_any_moment_exits_cleanly(engine_cmd, repo_root, engine_env, threads: int) -> None:
     rng = random.Random(7)
     for cut in sorted(rng.sample(range(len(SCRIPT) + 1), 8)):
-        done = _run_and_quit(engine_cmd, repo_root, engine_env, cut, rng.uniform(0.0, 0.3))
+        done = _run_and_quit(engine_cmd, repo_root, engine_env, cut, rng.uniform(0.0, 0.3), threads)
         assert done.returncode == 0, (cut, done.stderr)
         assert "Traceback" not in done.stderr, done.stderr
 
 
-def test_gui_going_away_ends_the_engine_quietly(engine_cmd, repo_root, engine_env) -> None:
+@pytest.mark.parametrize("threads", [1, 2])
+def test_gui_going_away_ends_the_engine_quietly(engine_cmd, repo_root, engine_env, threads: int) -> None:
     """Reading end of stdout closed: writes raise SIGPIPE / EPIPE; no traceback, no hang."""
     proc = subprocess.Popen(engine_cmd, cwd=repo_root, env=engine_env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdout.close()
     try:
-        proc.stdin.write("uci\nisready\ngo depth 3\n")
+        proc.stdin.write(f"uci\nsetoption name Threads value {threads}\nisready\ngo depth 3\n")
         proc.stdin.flush()
         proc.stdin.close()
     except BrokenPipeError:

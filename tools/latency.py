@@ -3,6 +3,7 @@
 
     python tools/latency.py --engine .venv/bin/pawnstorm --trials 200 --mode stop
     python tools/latency.py --engine .venv/bin/pawnstorm --trials 50 --mode quit
+    python tools/latency.py --engine .venv/bin/pawnstorm --trials 200 --mode stop --threads 2
 
 `stop`: one engine process; each trial sends `position ...`, `go infinite`,
 waits a random 50-400 ms, sends `stop` and times the arrival of `bestmove`.
@@ -57,18 +58,20 @@ class Engine:
                 return stamp
 
 
-def start(command: list[str]) -> Engine:
+def start(command: list[str], threads: int = 1) -> Engine:
     engine = Engine(command)
     engine.send("uci")
     engine.wait_for("uciok")
     engine.send("setoption name OwnBook value false")
+    if threads != 1:
+        engine.send(f"setoption name Threads value {threads}")
     engine.send("isready")
     engine.wait_for("readyok")
     return engine
 
 
-def measure_stop(command: list[str], trials: int, rng: random.Random) -> list[float]:
-    engine = start(command)
+def measure_stop(command: list[str], trials: int, rng: random.Random, threads: int = 1) -> list[float]:
+    engine = start(command, threads)
     samples = []
     for _ in range(trials):
         engine.send(f"position {rng.choice(POSITIONS)}")
@@ -81,10 +84,10 @@ def measure_stop(command: list[str], trials: int, rng: random.Random) -> list[fl
     return samples
 
 
-def measure_quit(command: list[str], trials: int, rng: random.Random) -> list[float]:
+def measure_quit(command: list[str], trials: int, rng: random.Random, threads: int = 1) -> list[float]:
     samples = []
     for _ in range(trials):
-        engine = start(command)
+        engine = start(command, threads)
         engine.send(f"position {rng.choice(POSITIONS)}")
         engine.send("go infinite")
         engine.wait_for("info depth")
@@ -101,10 +104,11 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--mode", choices=["stop", "quit"], default="stop")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1, help="the engine's Threads option")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     command = shlex.split(args.engine)
-    samples = (measure_stop if args.mode == "stop" else measure_quit)(command, args.trials, rng)
+    samples = (measure_stop if args.mode == "stop" else measure_quit)(command, args.trials, rng, args.threads)
     samples.sort()
     p95 = samples[min(len(samples) - 1, int(len(samples) * 0.95))]
     print(f"{args.mode}: trials {len(samples)}, median {statistics.median(samples):.1f} ms, "
