@@ -13,6 +13,7 @@ import pytest
 from search.driver import SearchResult, Searcher
 from search.smp import ParallelSearcher, skips
 from search.timeman import Limits
+from search.types import TB_WIN_BOUND
 from tests.uci_process import RawEngine
 
 LINUX_PROC = Path("/proc/self/stat").exists()
@@ -259,3 +260,46 @@ def test_helpers_publish_their_deepest_finished_depth() -> None:
         assert 2 <= depth <= 5 and move in chess.Board().legal_moves and abs(score) < 300
     finally:
         searcher.close()
+
+
+# --- the other search features keep working with helpers --------------------------------------
+
+
+def test_multipv_and_searchmoves_with_helpers() -> None:
+    searcher = ParallelSearcher(16)
+    searcher.set_threads(2)
+    try:
+        board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+        result = searcher.search(board, Limits(depth=4), multipv=3)
+        assert len(result.lines) == 3 and len({line.pv[0] for line in result.lines}) == 3
+        assert [line.multipv for line in result.lines] == [1, 2, 3]
+        result = searcher.search(board, Limits(depth=4, searchmoves=["a2a3", "h2h3"]))
+        assert result.best_move.uci() in ("a2a3", "h2h3")
+    finally:
+        searcher.close()
+
+
+def test_helpers_open_the_main_process_tablebases(shared_dir: Path) -> None:
+    syzygy = shared_dir / "syzygy"
+    if not (syzygy / "KRvK.rtbw").exists():
+        pytest.skip("no Syzygy tables in ../shared/syzygy")
+    from search.tablebase import Tablebases
+    tablebases = Tablebases()
+    tablebases.set_syzygy_path(str(syzygy))
+    searcher = ParallelSearcher(16)
+    searcher.tablebases = tablebases
+    searcher.set_threads(2)
+    try:
+        board = chess.Board("8/8/8/4k3/8/8/8/R3K3 w - - 0 1")
+        reports = []
+        result = searcher.search(board, Limits(depth=6), on_iteration=reports.append)
+        assert reports[-1].score > TB_WIN_BOUND  # the tables' verdict: won
+        after = board.copy()
+        after.push(result.best_move)
+        assert tablebases.probe_wdl(after) == -2  # the move keeps the win
+        assert searcher._sent_setup is not None and searcher._sent_setup.syzygy_path == str(syzygy)
+        searcher.pool.wait_done()
+        assert searcher.pool.nodes() > 0 and searcher.take_problems() == []
+    finally:
+        searcher.close()
+        tablebases.close()
