@@ -112,3 +112,28 @@ def test_executable_speaks_uci(executable: Path, tmp_path: Path) -> None:
         assert code == 0, f"engine exited with {code} after 'quit'\n{engine.context()}"
     finally:
         engine.close()
+
+
+def test_executable_searches_with_helper_processes(executable: Path, tmp_path: Path) -> None:
+    """Threads 2 under the frozen executable: helpers start (multiprocessing's own bootstrap), search and end."""
+    engine = RawEngine([str(executable)], tmp_path, dict(os.environ), tmp_path / "stderr.txt")
+    try:
+        engine.send("uci")
+        engine.expect("uciok")
+        engine.send("setoption name Threads value 2")
+        engine.send("isready")
+        engine.expect("readyok", timeout=120)
+        engine.send("position startpos moves d2d4")
+        engine.send("go depth 5")
+        board = chess.Board()
+        board.push_uci("d2d4")
+        _, before = engine.bestmove(board)
+        assert not any(line.startswith("info string search helper") for line in before), engine.context()
+        engine.send("go depth 4")  # the helpers are still there for the next search
+        _, before = engine.bestmove(board)
+        assert not any(line.startswith("info string search helper") for line in before), engine.context()
+        engine.send("quit")
+        assert engine.wait_exit() == 0, engine.context()
+        assert "Traceback" not in engine.stderr(), engine.stderr()
+    finally:
+        engine.close()
