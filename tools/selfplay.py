@@ -28,6 +28,7 @@ import sys
 import chess
 import chess.engine
 import chess.pgn
+from tqdm import tqdm
 
 from common import MATE_SCORE, adjudicate, load_openings
 
@@ -88,10 +89,8 @@ def main() -> int:
         # Written in the order the games were dealt, not finished, so that the
         # same command writes the same file whatever the machine's load (fixed
         # nodes make each game itself reproducible).
-        for done, future in enumerate(futures, start=1):
+        for future in tqdm(futures, unit="game"):
             print(future.result(), file=out, end="\n\n", flush=True)
-            print(f"\r{done}/{args.games} games", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
     return 0
 
 

@@ -60,6 +60,7 @@ from typing import TextIO
 
 import chess
 import chess.pgn
+from tqdm import tqdm
 
 from training.records import RESULT_UNKNOWN, Record, write_chunk
 from training.teacher import Label, Teacher
@@ -381,20 +382,14 @@ def main(argv: list[str] | None = None) -> int:
 
     save()
     print(f"{len(tasks)} chunks planned, {len(tasks) - len(pending)} done, {len(pending)} to make", file=sys.stderr)
-    try:
-        from tqdm import tqdm
-    except ImportError:  # the bar is a comfort, not a requirement
-        tqdm = None
-    bar = tqdm(total=len(pending), unit="chunk", disable=args.no_progress) if tqdm else None
+    bar = tqdm(total=len(pending), unit="chunk", disable=args.no_progress)
     with multiprocessing.Pool(args.workers, initializer=_start_worker, initargs=(settings,)) as pool:
         for name, counts in pool.imap_unordered(run_task, pending):
             provenance["chunks"][name] = counts
             save()
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(positions=provenance["total_written"])
-    if bar is not None:
-        bar.close()
+            bar.update(1)
+            bar.set_postfix(positions=provenance["total_written"])
+    bar.close()
     return 0
 
 

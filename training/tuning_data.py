@@ -6,22 +6,21 @@ move not in check, the move played neither a capture nor a promotion, and
 (optionally) quiescence search moving the static evaluation by at most
 `QSEARCH_MARGIN` centipawns.  Each one becomes a `Sample` labelled with the
 game's result for White and, when the PGN has one, the `[%eval]` of the move
-played.  `Progress` is the progress bar every stage of the tuner draws.
+played.
 
-Used by training/tuner.py (docs/tuning.md); needs only python-chess and the engine.
+Used by training/tuner.py (docs/tuning.md); needs only the engine and its dependencies.
 """
 from __future__ import annotations
 
 import gzip
 import io
 import os
-import sys
-import time
 from dataclasses import dataclass
 from typing import BinaryIO, Iterable, TextIO
 
 import chess
 import chess.pgn
+from tqdm import tqdm
 
 RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 #: The first plies of a self-play game are close to the book opening.
@@ -32,42 +31,6 @@ QSEARCH_MARGIN = 50
 QSEARCH_NODE_LIMIT = 2000
 #: Centipawn stand-in for a mate score in a `[%eval]` comment.
 MATE_CP = 10_000
-
-
-# --- progress bar ----------------------------------------------------------
-
-class Progress:
-    """A one-line progress bar on stderr, redrawn at most ten times a second."""
-
-    def __init__(self, label: str, total: float, enabled: bool = True, stream: TextIO | None = None) -> None:
-        self.label = label
-        self.total = max(total, 1)
-        self.enabled = enabled
-        self.stream = stream if stream is not None else sys.stderr
-        self.start = self.last = time.monotonic()
-        self.done = 0.0
-        self.note = ""
-
-    def update(self, done: float, note: str = "", force: bool = False) -> None:
-        self.done, self.note = done, note
-        now = time.monotonic()
-        if self.enabled and (force or now - self.last >= 0.1):
-            self.last = now
-            self._draw(now)
-
-    def _draw(self, now: float) -> None:
-        fraction = min(self.done / self.total, 1.0)
-        filled = int(30 * fraction)
-        bar = "#" * filled + "-" * (30 - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {100 * fraction:5.1f}% {now - self.start:6.1f}s {self.note}\x1b[K")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self._draw(time.monotonic())
-            self.stream.write("\n")
-            self.stream.flush()
-
 
 
 # --- positions -----------------------------------------------------------------
@@ -144,7 +107,7 @@ def quiet_positions(
     counts = stats if stats is not None else {}
     for key in ("games", "plies", "noisy", "duplicate", "qsearch"):
         counts.setdefault(key, 0)
-    bar = Progress("positions ", total, enabled=progress)
+    bar = tqdm(total=total, desc="positions", unit="B", unit_scale=True, disable=not progress)
     done = 0
     for path in paths:
         with open(path, "rb") as raw, _text(raw, path) as handle:
@@ -177,8 +140,10 @@ def quiet_positions(
                                 search = score.white().score(mate_score=MATE_CP) if score is not None else None
                                 samples.append(Sample(fen, result, number, search))
                     board.push(move)
-                bar.update(done + raw.tell(), f"{counts['games']} games, {len(samples)} positions")
+                bar.set_postfix_str(f"{counts['games']} games, {len(samples)} positions", refresh=False)
+                bar.update(done + raw.tell() - bar.n)
         done += os.path.getsize(path)
-    bar.update(done, f"{counts['games']} games, {len(samples)} positions")
+    bar.set_postfix_str(f"{counts['games']} games, {len(samples)} positions", refresh=False)
+    bar.update(done - bar.n)
     bar.close()
     return samples
