@@ -49,23 +49,21 @@ records the teacher, the limits, the seed and every chunk's counts.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import multiprocessing
 import random
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
 
 import chess
 import chess.pgn
 from tqdm import tqdm
 
+from training.pgn import open_pgn, white_result
 from training.records import RESULT_UNKNOWN, Record, write_chunk
 from training.teacher import Label, Teacher
 
-RESULT_FOR_WHITE = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}
 MAX_PLIES = 240
 RESIGN_SCORE, RESIGN_PLIES = 1000, 4
 PLAY_RANDOM, PLAY_DECIDED, PLAY_MAX_PLIES = 0.1, 2000, 300
@@ -96,13 +94,8 @@ class Settings:
 
 # --- where positions come from ---------------------------------------------
 
-def open_pgn(path: str) -> TextIO:
-    """A PGN file as text, gunzipped when its name ends in .gz."""
-    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
-
-
 def pgn_games(path: str, first: int, count: int) -> list[tuple[list[chess.Board], int]]:
-    """(positions before each move, result for White) of games first..first+count-1."""
+    """(positions before each move, result for White: 2, 1, 0) of the decided games among first..first+count-1."""
     games = []
     with open_pgn(path) as handle:
         number = 0
@@ -116,7 +109,7 @@ def pgn_games(path: str, first: int, count: int) -> list[tuple[list[chess.Board]
             if game is None:
                 break
             number += 1
-            result = RESULT_FOR_WHITE.get(game.headers.get("Result", "*"))
+            result = white_result(game)
             if result is None:
                 continue
             board = game.board()
@@ -124,7 +117,7 @@ def pgn_games(path: str, first: int, count: int) -> list[tuple[list[chess.Board]
             for move in game.mainline_moves():
                 boards.append(board.copy(stack=False))
                 board.push(move)
-            games.append((boards, result))
+            games.append((boards, round(2 * result)))
     return games
 
 

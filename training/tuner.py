@@ -57,7 +57,6 @@ from training.tuning_data import (
     MATE_CP,
     QSEARCH_MARGIN,
     QSEARCH_NODE_LIMIT,
-    RESULTS,
     SKIP_PLIES,
     QuiescenceGap,
     Sample,
@@ -85,7 +84,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     # training/tuning_data.py
-    "MATE_CP", "QSEARCH_MARGIN", "QSEARCH_NODE_LIMIT", "RESULTS", "SKIP_PLIES",
+    "MATE_CP", "QSEARCH_MARGIN", "QSEARCH_NODE_LIMIT", "SKIP_PLIES",
     "QuiescenceGap", "Sample", "is_quiet", "quiet_positions",
     # training/tuning_features.py
     "LAYOUT", "PAWN_STRUCTURE_NAMES", "PIECE_NAMES", "STAGES", "Layout", "feature_matrix", "features", "phase_of", "sparse_terms",

@@ -12,17 +12,15 @@ Used by training/tuner.py (docs/tuning.md); needs only the engine and its depend
 """
 from __future__ import annotations
 
-import gzip
-import io
-import os
 from dataclasses import dataclass
-from typing import BinaryIO, Iterable, TextIO
+from typing import Iterable
 
 import chess
 import chess.pgn
 from tqdm import tqdm
 
-RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+from training.pgn import finished_games, mainline_positions
+
 #: The first plies of a self-play game are close to the book opening.
 SKIP_PLIES = 8
 #: Positions whose quiescence score moves this far from the static one are not quiet.
@@ -71,12 +69,6 @@ class QuiescenceGap:
         return abs(score - pos.evaluate())
 
 
-def _text(raw: BinaryIO, path: str) -> TextIO:
-    """A text view of a PGN file, gunzipped when its name ends in .gz."""
-    stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if path.endswith(".gz") else raw  # type: ignore[assignment]
-    return io.TextIOWrapper(stream, encoding="utf-8", errors="replace")
-
-
 def is_quiet(board: chess.Board, move: chess.Move) -> bool:
     """Not in check, and the move played from here is neither a capture nor a promotion."""
     return not board.is_check() and not board.is_capture(move) and move.promotion is None
@@ -99,51 +91,36 @@ def quiet_positions(
     centipawns.  The first occurrence of a position wins; the label is the
     game's result for White.
     """
-    paths = list(paths)
-    total = sum(os.path.getsize(path) for path in paths)
     gap = QuiescenceGap() if qsearch_margin is not None else None
     seen: set[str] = set()
     samples: list[Sample] = []
     counts = stats if stats is not None else {}
     for key in ("games", "plies", "noisy", "duplicate", "qsearch"):
         counts.setdefault(key, 0)
-    bar = tqdm(total=total, desc="positions", unit="B", unit_scale=True, disable=not progress)
-    done = 0
-    for path in paths:
-        with open(path, "rb") as raw, _text(raw, path) as handle:
-            while max_positions is None or len(samples) < max_positions:
-                game = chess.pgn.read_game(handle)
-                if game is None:
-                    break
-                result = RESULTS.get(game.headers.get("Result", "*"))
-                if result is None:
-                    continue
-                number = counts["games"]
-                counts["games"] += 1
-                board = game.board()
-                for ply, node in enumerate(game.mainline()):
-                    move = node.move
-                    if ply >= skip_plies and (max_positions is None or len(samples) < max_positions):
-                        counts["plies"] += 1
-                        if not is_quiet(board, move):
-                            counts["noisy"] += 1
-                        else:
-                            fen = board.fen(en_passant="legal")
-                            key = fen.rsplit(" ", 2)[0]  # without the move counters
-                            if key in seen:
-                                counts["duplicate"] += 1
-                            elif gap is not None and ((g := gap(board)) is None or g > qsearch_margin):
-                                counts["qsearch"] += 1
-                            else:
-                                seen.add(key)
-                                score = node.eval()
-                                search = score.white().score(mate_score=MATE_CP) if score is not None else None
-                                samples.append(Sample(fen, result, number, search))
-                    board.push(move)
-                bar.set_postfix_str(f"{counts['games']} games, {len(samples)} positions", refresh=False)
-                bar.update(done + raw.tell() - bar.n)
-        done += os.path.getsize(path)
-    bar.set_postfix_str(f"{counts['games']} games, {len(samples)} positions", refresh=False)
-    bar.update(done - bar.n)
+    bar = tqdm(desc="positions", unit="B", unit_scale=True, disable=not progress)
+    for game, result in finished_games(paths, bar):
+        if max_positions is not None and len(samples) >= max_positions:
+            break
+        number = counts["games"]
+        counts["games"] += 1
+        for ply, board, node in mainline_positions(game):
+            move = node.move
+            if ply >= skip_plies and (max_positions is None or len(samples) < max_positions):
+                counts["plies"] += 1
+                if not is_quiet(board, move):
+                    counts["noisy"] += 1
+                else:
+                    fen = board.fen(en_passant="legal")
+                    key = fen.rsplit(" ", 2)[0]  # without the move counters
+                    if key in seen:
+                        counts["duplicate"] += 1
+                    elif gap is not None and ((g := gap(board)) is None or g > qsearch_margin):
+                        counts["qsearch"] += 1
+                    else:
+                        seen.add(key)
+                        score = node.eval()
+                        search = score.white().score(mate_score=MATE_CP) if score is not None else None
+                        samples.append(Sample(fen, result, number, search))
+        bar.set_postfix_str(f"{counts['games']} games, {len(samples)} positions", refresh=False)
     bar.close()
     return samples
