@@ -16,12 +16,17 @@ Examples:
            --tc 10+0.1 --games 40 --openings ../shared/openings.epd
   match.py --engine "a=./a" --engine "b=./b" --nodes 20000 --games 100
 
-This copy (Pawnstorm's tools/) adds two things to the shared tool:
+Why this copy of the shared runner (../shared/tools/match.py) exists: it
+adds two things the shared one lacks, which docs/reliability.md's fault-free
+games were played with:
   --tc MOVES/BASE[+INC]   a repeating moves-to-go control, e.g. 40/5 = 40 moves
                           in 5 seconds, the clock topped up every 40 moves;
                           engines get `movestogo` in every `go`.
   --ponder                engines ponder on the opponent's time (`go ponder`,
                           `ponderhit`), as python-chess's client does it.
+The shared runner has --sprt (stop when a sequential test decides), which
+this copy has not: use that one for SPRT runs.  Starting engines, the clock,
+openings, adjudication and the Elo maths come from common.py.
 
 Exit status: 0 when the match ran; 1 when an engine crashed, played an
 illegal move or lost on time (the counts are printed either way).
