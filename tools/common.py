@@ -153,7 +153,8 @@ def adjudicate(white_scores: Sequence[int | None], ply: int, *, resign_score: in
     view (None where an engine gave none, which breaks a streak).  Resign:
     the last `resign_plies` scores all at least `resign_score` one way (0
     switches it off).  Draw: from ply `draw_after` on, the last `draw_plies`
-    scores all within `draw_score` of 0 (None switches it off).
+    scores all within `draw_score` of 0 (None switches it off).  (training/
+    datagen.py keeps its own copy of this rule for its self-play chunks.)
     """
     if resign_score and len(white_scores) >= resign_plies:
         recent = white_scores[-resign_plies:]

@@ -122,7 +122,15 @@ def pgn_games(path: str, first: int, count: int) -> list[tuple[list[chess.Board]
 
 
 def adjudicate(white_scores: list[int], ply: int) -> int | None:
-    """A result for White (2, 1, 0) when the scores say the game is decided."""
+    """A result for White (2, 1, 0) when the scores say the game is decided.
+
+    The rule of tools/common.py's `adjudicate` with tools/selfplay.py's
+    thresholds, on this module's result scale.  It is written out here, not
+    imported: tools/ is a folder of scripts, not a package that training/ can
+    depend on, and this rule is part of the data's definition (a change
+    would change the chunks).  tests/test_tools_common.py checks that the
+    two agree.
+    """
     recent = white_scores[-RESIGN_PLIES:]
     if len(recent) == RESIGN_PLIES:
         if all(score >= RESIGN_SCORE for score in recent):
