@@ -51,6 +51,10 @@ import chess.pgn
 from common import MATE_SCORE, Clock, adjudicate, elo, load_openings, open_engine, pentanomial
 
 
+#: The result when that side forfeits (crash, illegal move, time).
+LOSS = {chess.WHITE: "0-1", chess.BLACK: "1-0"}
+
+
 @dataclass
 class EngineSpec:
     name: str
@@ -85,8 +89,7 @@ def play_game(white: EngineSpec, black: EngineSpec, start: chess.Board, idx: int
                 engines[colour] = open_engine(spec.cmd, spec.options, timeout=args.start_timeout)
             except Exception as exc:  # engine failed to start or rejected an option
                 faults[spec.name] = f"crash: {exc}"
-                result = "0-1" if colour == chess.WHITE else "1-0"
-                reason = f"{spec.name} failed to start"
+                result, reason = LOSS[colour], f"{spec.name} failed to start"
                 raise StopIteration
         while True:
             outcome = board.outcome(claim_draw=True)
@@ -109,25 +112,21 @@ def play_game(white: EngineSpec, black: EngineSpec, start: chess.Board, idx: int
             except cf.TimeoutError:
                 hung.add(turn)
                 faults[spec.name] = f"time: no move within {timeout:.1f}s"
-                result = "0-1" if turn == chess.WHITE else "1-0"
-                reason = f"{spec.name} hung"
+                result, reason = LOSS[turn], f"{spec.name} hung"
                 break
             except Exception as exc:
                 faults[spec.name] = f"crash: {exc!r}"
-                result = "0-1" if turn == chess.WHITE else "1-0"
-                reason = f"{spec.name} crashed"
+                result, reason = LOSS[turn], f"{spec.name} crashed"
                 break
             elapsed = time.perf_counter() - t0
             if clock is not None and not clock.punch(turn, elapsed, args.time_margin):
                 faults[spec.name] = f"time: {clock.left[turn]:.3f}s"
-                result = "0-1" if turn == chess.WHITE else "1-0"
-                reason = f"{spec.name} lost on time"
+                result, reason = LOSS[turn], f"{spec.name} lost on time"
                 break
             move = play.move
             if move is None or move not in board.legal_moves:
                 faults[spec.name] = f"illegal: {move}"
-                result = "0-1" if turn == chess.WHITE else "1-0"
-                reason = f"{spec.name} illegal move {move}"
+                result, reason = LOSS[turn], f"{spec.name} illegal move {move}"
                 break
             score = play.info.get("score")
             scores.append(score.pov(chess.WHITE).score(mate_score=MATE_SCORE) if score else None)
