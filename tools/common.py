@@ -79,7 +79,8 @@ class RawEngine:
 
     @classmethod
     def start(cls, command: list[str]) -> "RawEngine":
-        """An engine past `uci` and `isready`, its own book switched off."""
+        """An engine past `uci` and `isready`, its own book switched off (sent blind: one without
+        an `OwnBook` option ignores the line)."""
         engine = cls(command)
         engine.send("uci")
         engine.wait_for("uciok")
