@@ -227,7 +227,7 @@ def test_epd_reports_solved_count_and_failures(tmp_path: Path, capsys: pytest.Ca
     assert re.search(r"^solved 3/4 \(75\.0%\)", out, re.MULTILINE)
     assert "line 6: skipped, cannot parse EPD" in err
     assert "line 7: skipped, no bm or am operation" in err
-    assert "epd [" not in err  # no progress bar when stderr is not a terminal
+    assert "epd:" not in err and "%|" not in err  # no progress bar when stderr is not a terminal
 
 
 def test_epd_wac_entries_and_forced_progress_bar(shared_dir: Path, tmp_path: Path,
@@ -238,7 +238,8 @@ def test_epd_wac_entries_and_forced_progress_bar(shared_dir: Path, tmp_path: Pat
     assert status == 0
     assert re.search(r"^solved [0-2]/2 ", out, re.MULTILINE)
     assert "WAC.001" not in out  # the mate in 2 is found
-    assert re.search(r"epd \[#+\] 2/2 ", err)
+    # The last state of the tqdm bar: both positions done, the solved count beside it.
+    assert re.search(r"epd: 100%\|[^|]*\| 2/2 \[[^]]*, solved [0-2]\]", err)
 
 
 def test_epd_missing_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -274,6 +275,13 @@ def test_annotate_marks_a_hanging_queen_as_a_blunder(tmp_path: Path, capsys: pyt
     assert [node.move for node in game.mainline()] == [
         node.move for node in chess.pgn.read_game(io.StringIO(HANGING_QUEEN_PGN)).mainline()]
     assert "Black 1??" in err
+
+
+def test_annotate_progress_bar_counts_the_positions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, _, err = annotate_text(tmp_path, HANGING_QUEEN_PGN, capsys, ["--progress"])
+    assert re.search(r"annotate: 100%\|[^|]*\| 8/8 \[", err)  # the start position and 7 plies
+    _, _, err = annotate_text(tmp_path, HANGING_QUEEN_PGN, capsys)
+    assert "%|" not in err  # not drawn when stderr is not a terminal
 
 
 def test_annotate_handles_a_game_ending_in_mate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -137,3 +137,14 @@ def test_executable_searches_with_helper_processes(executable: Path, tmp_path: P
         assert "Traceback" not in engine.stderr(), engine.stderr()
     finally:
         engine.close()
+
+
+def test_executable_draws_the_epd_progress_bar(executable: Path, tmp_path: Path) -> None:
+    """tqdm, imported only when `epd` or `annotate` draws a bar, is inside the executable."""
+    suite = tmp_path / "suite.epd"
+    suite.write_text('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - am f3; id "start";\n')
+    proc = subprocess.run([str(executable), "epd", str(suite), "--depth", "2", "--progress"],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    assert "solved 1/1" in proc.stdout
+    assert "epd: 100%" in proc.stderr and "1/1" in proc.stderr, proc.stderr

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 
 from eval import weights as W
-from training.tuning_data import Progress, is_quiet, quiet_positions
+from training.tuning_data import is_quiet, quiet_positions
 from training.tuning_features import LAYOUT, PAWN_STRUCTURE_NAMES, features, untuned_offset, white_view
 from tests.strategies import boards
 
@@ -136,18 +136,15 @@ def test_quiescence_filter_drops_a_hanging_queen(tmp_path: Path) -> None:
     assert after_qg5.board_fen() in {s.fen.split(" ")[0] for s in everything}
 
 
-def test_progress_bar_draws_on_its_stream() -> None:
-    stream = io.StringIO()
-    bar = Progress("work", 10, stream=stream)
-    bar.update(5, "half", force=True)
-    bar.close()
-    text = stream.getvalue()
-    assert "work" in text and " 50.0%" in text and "half" in text and text.endswith("\n")
-    silent = io.StringIO()
-    quiet = Progress("work", 10, enabled=False, stream=silent)
-    quiet.update(10, force=True)
-    quiet.close()
-    assert silent.getvalue() == ""
+def test_reading_positions_draws_a_progress_bar_only_when_asked(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "games.pgn"
+    path.write_text(_pgn(("1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5", "1-0")))
+    quiet_positions([str(path)], skip_plies=0, progress=True)
+    err = capsys.readouterr().err
+    assert "positions: 100%" in err and "1 games, 6 positions" in err  # the whole file read, the counts beside
+    quiet_positions([str(path)], skip_plies=0)
+    assert capsys.readouterr().err == ""
 
 
 def test_tuner_still_exports_the_names_of_its_helper_modules() -> None:
@@ -157,7 +154,7 @@ def test_tuner_still_exports_the_names_of_its_helper_modules() -> None:
     import training.tuning_features as feats
 
     moved = [name for name in tuner.__all__ if hasattr(data, name) or hasattr(feats, name)]
-    assert {"quiet_positions", "Sample", "Progress", "LAYOUT", "features", "feature_matrix"} <= set(moved)
+    assert {"quiet_positions", "Sample", "LAYOUT", "features", "feature_matrix"} <= set(moved)
     for name in tuner.__all__:
         assert hasattr(tuner, name), name
     for name in moved:

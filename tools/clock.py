@@ -19,31 +19,25 @@ import statistics
 import time
 
 import chess
-import chess.engine
 
-from common import load_openings
+from common import Clock, load_openings, open_engine
 
 STAGE = 10  # moves per row of the table
 
 
-def play_game(command: str, board: chess.Board, base: float, increment: float,
-              max_plies: int) -> list[tuple[int, float, float]]:
+def play_game(command: str, board: chess.Board, tc: str, max_plies: int) -> list[tuple[int, float, float]]:
     """(move number, think seconds, clock left after the move) of every move of one game."""
-    clocks = {chess.WHITE: base, chess.BLACK: base}
+    clock = Clock(tc)
     record = []
-    with chess.engine.SimpleEngine.popen_uci(shlex.split(command)) as engine:
-        engine.configure({"OwnBook": False})
+    with open_engine(shlex.split(command), book=False) as engine:
         while not board.is_game_over(claim_draw=True) and len(record) < max_plies:
-            limit = chess.engine.Limit(white_clock=clocks[chess.WHITE], black_clock=clocks[chess.BLACK],
-                                       white_inc=increment, black_inc=increment)
             started = time.monotonic()
-            result = engine.play(board, limit)
+            result = engine.play(board, clock.limit(board.turn))
             spent = time.monotonic() - started
-            clocks[board.turn] += increment - spent
-            if clocks[board.turn] < 0:
+            if not clock.punch(board.turn, spent):
                 print(f"time loss at move {board.fullmove_number}")
                 break
-            record.append((board.fullmove_number, spent, clocks[board.turn]))
+            record.append((board.fullmove_number, spent, clock.left[board.turn]))
             assert result.move is not None
             board.push(result.move)
     return record
@@ -52,18 +46,17 @@ def play_game(command: str, board: chess.Board, base: float, increment: float,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--engine", required=True, help="UCI command")
-    parser.add_argument("--tc", default="10+0.1", help="BASE+INC in seconds")
+    parser.add_argument("--tc", default="10+0.1", help="BASE+INC in seconds, or MOVES/BASE[+INC]")
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--openings", help="EPD file of start positions")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-plies", type=int, default=200)
     args = parser.parse_args()
-    base, increment = (float(part) for part in args.tc.split("+"))
     starts = load_openings(args.openings)
     rng = random.Random(args.seed)
     stages: dict[int, list[tuple[float, float]]] = {}
     for _ in range(args.games):
-        for number, spent, left in play_game(args.engine, rng.choice(starts).copy(), base, increment, args.max_plies):
+        for number, spent, left in play_game(args.engine, rng.choice(starts).copy(), args.tc, args.max_plies):
             stages.setdefault((number - 1) // STAGE, []).append((spent, left))
     print(f"{'moves':>9} | {'plies':>5} | {'think s (mean)':>14} | {'clock left s (mean)':>19}")
     for stage in sorted(stages):

@@ -1,19 +1,139 @@
-"""What the game-playing tools share: opening files, adjudication, Elo maths.
+"""What the tools share: starting engines, clocks, openings, adjudication, Elo maths.
 
-Imported by `match.py`, `selfplay.py`, `clock.py` and `elo.py`, which are run
-as scripts (`python tools/match.py ...`), so this folder is on `sys.path`.
+Imported by the tools of this folder, which are run as scripts (`python
+tools/match.py ...`), so this folder is on `sys.path`.  Two ways to drive an
+engine live here: `open_engine` (python-chess's UCI client, for playing
+games: match.py, selfplay.py, clock.py) and `RawEngine` (the bare pipe, line
+by line with arrival times, for measuring the protocol itself: latency.py,
+memory.py).  time_odds.py drives nothing: it forwards lines.
 """
 from __future__ import annotations
 
 import math
-from typing import Sequence
+import queue
+import subprocess
+import threading
+import time
+from typing import Mapping, Sequence
 
 import chess
+import chess.engine
 
 #: Centipawns a mate counts as when a score becomes a number for adjudication
 #: (python-chess's `Score.score(mate_score=...)`): beyond any resign threshold.
 MATE_SCORE = 100_000
 
+
+# --- engines ---------------------------------------------------------------------
+
+def open_engine(command: list[str], options: Mapping[str, object] | None = None, *, book: bool = True,
+                timeout: float | None = 10.0) -> chess.engine.SimpleEngine:
+    """A started UCI engine with `options` set.
+
+    `book=False` also switches its own opening book off where it has one (an
+    `OwnBook` option; Stockfish has none), so that games start from the given
+    position.  The engine is closed again if an option is refused.
+    """
+    engine = chess.engine.SimpleEngine.popen_uci(command, timeout=timeout)
+    try:
+        if not book and "OwnBook" in engine.options:
+            engine.configure({"OwnBook": False})
+        if options:
+            engine.configure(dict(options))
+    except BaseException:
+        engine.close()
+        raise
+    return engine
+
+
+class RawEngine:
+    """An engine process spoken to line by line, every line it writes stamped with its arrival time."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.lines: queue.Queue[tuple[float, str | None]] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put((time.perf_counter(), line.strip()))
+        self.lines.put((time.perf_counter(), None))
+
+    def send(self, line: str) -> float:
+        """Write one line; the time it was sent."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return time.perf_counter()
+
+    def wait_for(self, prefix: str, timeout: float = 30.0) -> float:
+        """The arrival time of the next line starting with `prefix` (the lines before it are dropped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            stamp, line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            if line is None:
+                raise RuntimeError("engine exited")
+            if line.startswith(prefix):
+                return stamp
+
+    @classmethod
+    def start(cls, command: list[str], options: dict[str, str] | None = None) -> "RawEngine":
+        """An engine past `uci` and `isready`, its own book switched off (sent blind: one without
+        an `OwnBook` option ignores the line), then `options` set."""
+        engine = cls(command)
+        engine.send("uci")
+        engine.wait_for("uciok")
+        engine.send("setoption name OwnBook value false")
+        for name, value in (options or {}).items():
+            engine.send(f"setoption name {name} value {value}")
+        engine.send("isready")
+        engine.wait_for("readyok")
+        return engine
+
+
+# --- clocks -----------------------------------------------------------------------
+
+def parse_tc(tc: str) -> tuple[float, float, int | None]:
+    """BASE+INC or MOVES/BASE+INC -> (base, inc, moves per period or None)."""
+    moves = None
+    if "/" in tc:
+        count, _, tc = tc.partition("/")
+        moves = int(count)
+    base, _, inc = tc.partition("+")
+    return float(base), float(inc or 0), moves
+
+
+class Clock:
+    """Both sides' clocks under BASE+INC, or MOVES/BASE[+INC] (BASE added again every MOVES moves)."""
+
+    def __init__(self, tc: str) -> None:
+        self.base, self.inc, self.period = parse_tc(tc)
+        self.left = {chess.WHITE: self.base, chess.BLACK: self.base}
+        self.moves = {chess.WHITE: 0, chess.BLACK: 0}
+
+    def limit(self, turn: chess.Color) -> chess.engine.Limit:
+        """What `go` is told when `turn` is to move (`movestogo` under a MOVES/ control)."""
+        to_go = self.period - self.moves[turn] % self.period if self.period else None
+        return chess.engine.Limit(white_clock=self.left[chess.WHITE], black_clock=self.left[chess.BLACK],
+                                  white_inc=self.inc, black_inc=self.inc, remaining_moves=to_go)
+
+    def punch(self, turn: chess.Color, seconds: float, margin: float = 0.0) -> bool:
+        """Charge `turn` a move that took `seconds`; False when that overran its clock by more than `margin`.
+
+        Otherwise the increment is added, and a new period's time when one starts.
+        """
+        self.left[turn] -= seconds
+        if self.left[turn] < -margin:
+            return False
+        self.left[turn] += self.inc
+        self.moves[turn] += 1
+        if self.period and self.moves[turn] % self.period == 0:
+            self.left[turn] += self.base
+        return True
+
+
+# --- openings, adjudication -------------------------------------------------------
 
 def load_openings(path: str | None) -> list[chess.Board]:
     """The start positions of an EPD file (blank and `#` lines skipped); the initial position without one."""
@@ -36,7 +156,8 @@ def adjudicate(white_scores: Sequence[int | None], ply: int, *, resign_score: in
     view (None where an engine gave none, which breaks a streak).  Resign:
     the last `resign_plies` scores all at least `resign_score` one way (0
     switches it off).  Draw: from ply `draw_after` on, the last `draw_plies`
-    scores all within `draw_score` of 0 (None switches it off).
+    scores all within `draw_score` of 0 (None switches it off).  (training/
+    datagen.py keeps its own copy of this rule for its self-play chunks.)
     """
     if resign_score and len(white_scores) >= resign_plies:
         recent = white_scores[-resign_plies:]
@@ -49,6 +170,8 @@ def adjudicate(white_scores: Sequence[int | None], ply: int, *, resign_score: in
             return "1/2-1/2"
     return None
 
+
+# --- Elo ---------------------------------------------------------------------------
 
 def elo(score: float) -> float:
     """Logistic Elo difference of an expected score (0..1, clamped away from the ends)."""

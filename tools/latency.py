@@ -13,13 +13,12 @@ Prints median, 95th percentile and maximum in milliseconds.
 from __future__ import annotations
 
 import argparse
-import queue
 import random
 import shlex
 import statistics
-import subprocess
-import threading
 import time
+
+from common import RawEngine
 
 POSITIONS = [
     "startpos",
@@ -30,48 +29,8 @@ POSITIONS = [
 ]
 
 
-class Engine:
-    def __init__(self, command: list[str]) -> None:
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.lines: queue.Queue[tuple[float, str | None]] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put((time.perf_counter(), line.strip()))
-        self.lines.put((time.perf_counter(), None))
-
-    def send(self, line: str) -> float:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-        return time.perf_counter()
-
-    def wait_for(self, prefix: str, timeout: float = 30.0) -> float:
-        deadline = time.monotonic() + timeout
-        while True:
-            stamp, line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            if line is None:
-                raise RuntimeError("engine exited")
-            if line.startswith(prefix):
-                return stamp
-
-
-def start(command: list[str], threads: int = 1) -> Engine:
-    engine = Engine(command)
-    engine.send("uci")
-    engine.wait_for("uciok")
-    engine.send("setoption name OwnBook value false")
-    if threads != 1:
-        engine.send(f"setoption name Threads value {threads}")
-    engine.send("isready")
-    engine.wait_for("readyok")
-    return engine
-
-
 def measure_stop(command: list[str], trials: int, rng: random.Random, threads: int = 1) -> list[float]:
-    engine = start(command, threads)
+    engine = RawEngine.start(command, {"Threads": str(threads)})
     samples = []
     for _ in range(trials):
         engine.send(f"position {rng.choice(POSITIONS)}")
@@ -87,7 +46,7 @@ def measure_stop(command: list[str], trials: int, rng: random.Random, threads: i
 def measure_quit(command: list[str], trials: int, rng: random.Random, threads: int = 1) -> list[float]:
     samples = []
     for _ in range(trials):
-        engine = start(command, threads)
+        engine = RawEngine.start(command, {"Threads": str(threads)})
         engine.send(f"position {rng.choice(POSITIONS)}")
         engine.send("go infinite")
         engine.wait_for("info depth")

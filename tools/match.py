@@ -16,12 +16,17 @@ Examples:
            --tc 10+0.1 --games 40 --openings ../shared/openings.epd
   match.py --engine "a=./a" --engine "b=./b" --nodes 20000 --games 100
 
-This copy (Pawnstorm's tools/) adds two things to the shared tool:
+Why this copy of the shared runner (../shared/tools/match.py) exists: it
+adds two things the shared one lacks, which docs/reliability.md's fault-free
+games were played with:
   --tc MOVES/BASE[+INC]   a repeating moves-to-go control, e.g. 40/5 = 40 moves
                           in 5 seconds, the clock topped up every 40 moves;
                           engines get `movestogo` in every `go`.
   --ponder                engines ponder on the opponent's time (`go ponder`,
                           `ponderhit`), as python-chess's client does it.
+The shared runner has --sprt (stop when a sequential test decides), which
+this copy has not: use that one for SPRT runs.  Starting engines, the clock,
+openings, adjudication and the Elo maths come from common.py.
 
 Exit status: 0 when the match ran; 1 when an engine crashed, played an
 illegal move or lost on time (the counts are printed either way).
@@ -43,7 +48,11 @@ import chess
 import chess.engine
 import chess.pgn
 
-from common import MATE_SCORE, adjudicate, elo, load_openings, pentanomial
+from common import MATE_SCORE, Clock, adjudicate, elo, load_openings, open_engine, pentanomial
+
+
+#: The result when that side forfeits (crash, illegal move, time).
+LOSS = {chess.WHITE: "0-1", chess.BLACK: "1-0"}
 
 
 @dataclass
@@ -64,38 +73,23 @@ class GameResult:
     pgn: str
 
 
-def parse_tc(tc: str) -> tuple[float, float, int | None]:
-    """BASE+INC or MOVES/BASE+INC -> (base, inc, moves per period or None)."""
-    moves = None
-    if "/" in tc:
-        count, _, tc = tc.partition("/")
-        moves = int(count)
-    base, _, inc = tc.partition("+")
-    return float(base), float(inc or 0), moves
-
-
 def play_game(white: EngineSpec, black: EngineSpec, start: chess.Board, idx: int,
               args: argparse.Namespace) -> GameResult:
     specs = {chess.WHITE: white, chess.BLACK: black}
     engines: dict[bool, chess.engine.SimpleEngine] = {}
     faults: dict[str, str] = {}
     board = start.copy()
-    base, inc, period = parse_tc(args.tc) if args.tc else (0.0, 0.0, None)
-    clock = {chess.WHITE: base, chess.BLACK: base}
-    moves_made = {chess.WHITE: 0, chess.BLACK: 0}
+    clock = Clock(args.tc) if args.tc else None
     scores: list[int | None] = []
     hung: set[bool] = set()  # engines that stopped answering: closed, not asked to quit
     result, reason = "*", ""
     try:
         for colour, spec in specs.items():
             try:
-                eng = chess.engine.SimpleEngine.popen_uci(spec.cmd, timeout=args.start_timeout)
-                eng.configure({k: v for k, v in spec.options.items()})
-                engines[colour] = eng
+                engines[colour] = open_engine(spec.cmd, spec.options, timeout=args.start_timeout)
             except Exception as exc:  # engine failed to start or rejected an option
                 faults[spec.name] = f"crash: {exc}"
-                result = "0-1" if colour == chess.WHITE else "1-0"
-                reason = f"{spec.name} failed to start"
+                result, reason = LOSS[colour], f"{spec.name} failed to start"
                 raise StopIteration
         while True:
             outcome = board.outcome(claim_draw=True)
@@ -107,44 +101,32 @@ def play_game(white: EngineSpec, black: EngineSpec, start: chess.Board, idx: int
                 break
             turn = board.turn
             spec, eng = specs[turn], engines[turn]
-            if args.tc:
-                to_go = period - moves_made[turn] % period if period else None
-                limit = chess.engine.Limit(white_clock=clock[chess.WHITE], black_clock=clock[chess.BLACK],
-                                           white_inc=inc, black_inc=inc, remaining_moves=to_go)
+            if clock is not None:
+                limit = clock.limit(turn)
             else:
                 limit = chess.engine.Limit(nodes=args.nodes, depth=args.depth, time=args.movetime)
             t0 = time.perf_counter()
             try:
-                timeout = max(clock[turn], 0) + 5.0 if args.tc else args.move_timeout
+                timeout = max(clock.left[turn], 0) + 5.0 if clock is not None else args.move_timeout
                 play = _play(eng, board, limit, idx, timeout)
             except cf.TimeoutError:
                 hung.add(turn)
                 faults[spec.name] = f"time: no move within {timeout:.1f}s"
-                result = "0-1" if turn == chess.WHITE else "1-0"
-                reason = f"{spec.name} hung"
+                result, reason = LOSS[turn], f"{spec.name} hung"
                 break
             except Exception as exc:
                 faults[spec.name] = f"crash: {exc!r}"
-                result = "0-1" if turn == chess.WHITE else "1-0"
-                reason = f"{spec.name} crashed"
+                result, reason = LOSS[turn], f"{spec.name} crashed"
                 break
             elapsed = time.perf_counter() - t0
-            if args.tc:
-                clock[turn] -= elapsed
-                if clock[turn] < -args.time_margin:
-                    faults[spec.name] = f"time: {clock[turn]:.3f}s"
-                    result = "0-1" if turn == chess.WHITE else "1-0"
-                    reason = f"{spec.name} lost on time"
-                    break
-                clock[turn] += inc
-                moves_made[turn] += 1
-                if period and moves_made[turn] % period == 0:
-                    clock[turn] += base  # a new period starts
+            if clock is not None and not clock.punch(turn, elapsed, args.time_margin):
+                faults[spec.name] = f"time: {clock.left[turn]:.3f}s"
+                result, reason = LOSS[turn], f"{spec.name} lost on time"
+                break
             move = play.move
             if move is None or move not in board.legal_moves:
                 faults[spec.name] = f"illegal: {move}"
-                result = "0-1" if turn == chess.WHITE else "1-0"
-                reason = f"{spec.name} illegal move {move}"
+                result, reason = LOSS[turn], f"{spec.name} illegal move {move}"
                 break
             score = play.info.get("score")
             scores.append(score.pov(chess.WHITE).score(mate_score=MATE_SCORE) if score else None)

@@ -13,7 +13,7 @@ import argparse
 import shlex
 import time
 
-from latency import start  # same directory
+from common import RawEngine
 
 
 def rss_mb(pid: int) -> float:
@@ -25,7 +25,7 @@ def rss_mb(pid: int) -> float:
 
 
 def measure(command: list[str], hash_mb: int, seconds: float) -> tuple[float, float, int]:
-    engine = start(command)
+    engine = RawEngine.start(command)
     engine.send("setoption name Hash value 1")
     engine.send("isready")
     engine.wait_for("readyok")

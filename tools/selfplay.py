@@ -28,8 +28,9 @@ import sys
 import chess
 import chess.engine
 import chess.pgn
+from tqdm import tqdm
 
-from common import MATE_SCORE, adjudicate, load_openings
+from common import MATE_SCORE, adjudicate, load_openings, open_engine
 
 MAX_PLIES = 240
 RESIGN_SCORE, RESIGN_PLIES = 1000, 4
@@ -46,10 +47,8 @@ def play_game(command: list[str], fen: str, nodes: int, seed: int) -> chess.pgn.
     node = game
     white_scores: list[int] = []
     adjudicated = None
-    with chess.engine.SimpleEngine.popen_uci(command) as engine:
+    with open_engine(command, book=False) as engine:
         game.headers["White"] = game.headers["Black"] = engine.id.get("name", command)
-        if "OwnBook" in engine.options:  # other engines (Stockfish) have no book option
-            engine.configure({"OwnBook": False})
         while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES and adjudicated is None:
             budget = int(nodes * rng.uniform(0.75, 1.25))
             result = engine.play(board, chess.engine.Limit(nodes=budget), info=chess.engine.INFO_SCORE)
@@ -88,10 +87,8 @@ def main() -> int:
         # Written in the order the games were dealt, not finished, so that the
         # same command writes the same file whatever the machine's load (fixed
         # nodes make each game itself reproducible).
-        for done, future in enumerate(futures, start=1):
+        for future in tqdm(futures, unit="game"):
             print(future.result(), file=out, end="\n\n", flush=True)
-            print(f"\r{done}/{args.games} games", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
     return 0
 
 

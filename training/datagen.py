@@ -49,22 +49,21 @@ records the teacher, the limits, the seed and every chunk's counts.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import multiprocessing
 import random
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
 
 import chess
 import chess.pgn
+from tqdm import tqdm
 
+from training.pgn import open_pgn, white_result
 from training.records import RESULT_UNKNOWN, Record, write_chunk
 from training.teacher import Label, Teacher
 
-RESULT_FOR_WHITE = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}
 MAX_PLIES = 240
 RESIGN_SCORE, RESIGN_PLIES = 1000, 4
 PLAY_RANDOM, PLAY_DECIDED, PLAY_MAX_PLIES = 0.1, 2000, 300
@@ -95,13 +94,8 @@ class Settings:
 
 # --- where positions come from ---------------------------------------------
 
-def open_pgn(path: str) -> TextIO:
-    """A PGN file as text, gunzipped when its name ends in .gz."""
-    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
-
-
 def pgn_games(path: str, first: int, count: int) -> list[tuple[list[chess.Board], int]]:
-    """(positions before each move, result for White) of games first..first+count-1."""
+    """(positions before each move, result for White: 2, 1, 0) of the decided games among first..first+count-1."""
     games = []
     with open_pgn(path) as handle:
         number = 0
@@ -115,7 +109,7 @@ def pgn_games(path: str, first: int, count: int) -> list[tuple[list[chess.Board]
             if game is None:
                 break
             number += 1
-            result = RESULT_FOR_WHITE.get(game.headers.get("Result", "*"))
+            result = white_result(game)
             if result is None:
                 continue
             board = game.board()
@@ -123,12 +117,20 @@ def pgn_games(path: str, first: int, count: int) -> list[tuple[list[chess.Board]
             for move in game.mainline_moves():
                 boards.append(board.copy(stack=False))
                 board.push(move)
-            games.append((boards, result))
+            games.append((boards, round(2 * result)))
     return games
 
 
 def adjudicate(white_scores: list[int], ply: int) -> int | None:
-    """A result for White (2, 1, 0) when the scores say the game is decided."""
+    """A result for White (2, 1, 0) when the scores say the game is decided.
+
+    The rule of tools/common.py's `adjudicate` with tools/selfplay.py's
+    thresholds, on this module's result scale.  It is written out here, not
+    imported: tools/ is a folder of scripts, not a package that training/ can
+    depend on, and this rule is part of the data's definition (a change
+    would change the chunks).  tests/test_tools_common.py checks that the
+    two agree.
+    """
     recent = white_scores[-RESIGN_PLIES:]
     if len(recent) == RESIGN_PLIES:
         if all(score >= RESIGN_SCORE for score in recent):
@@ -381,20 +383,14 @@ def main(argv: list[str] | None = None) -> int:
 
     save()
     print(f"{len(tasks)} chunks planned, {len(tasks) - len(pending)} done, {len(pending)} to make", file=sys.stderr)
-    try:
-        from tqdm import tqdm
-    except ImportError:  # the bar is a comfort, not a requirement
-        tqdm = None
-    bar = tqdm(total=len(pending), unit="chunk", disable=args.no_progress) if tqdm else None
+    bar = tqdm(total=len(pending), unit="chunk", disable=args.no_progress)
     with multiprocessing.Pool(args.workers, initializer=_start_worker, initargs=(settings,)) as pool:
         for name, counts in pool.imap_unordered(run_task, pending):
             provenance["chunks"][name] = counts
             save()
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(positions=provenance["total_written"])
-    if bar is not None:
-        bar.close()
+            bar.update(1)
+            bar.set_postfix(positions=provenance["total_written"])
+    bar.close()
     return 0
 
 

@@ -50,15 +50,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence, TextIO
 
 import chess
+from tqdm import tqdm
 
 from eval import weights as W
 from training.tuning_data import (
     MATE_CP,
     QSEARCH_MARGIN,
     QSEARCH_NODE_LIMIT,
-    RESULTS,
     SKIP_PLIES,
-    Progress,
     QuiescenceGap,
     Sample,
     is_quiet,
@@ -85,8 +84,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     # training/tuning_data.py
-    "MATE_CP", "QSEARCH_MARGIN", "QSEARCH_NODE_LIMIT", "RESULTS", "SKIP_PLIES",
-    "Progress", "QuiescenceGap", "Sample", "is_quiet", "quiet_positions",
+    "MATE_CP", "QSEARCH_MARGIN", "QSEARCH_NODE_LIMIT", "SKIP_PLIES",
+    "QuiescenceGap", "Sample", "is_quiet", "quiet_positions",
     # training/tuning_features.py
     "LAYOUT", "PAWN_STRUCTURE_NAMES", "PIECE_NAMES", "STAGES", "Layout", "feature_matrix", "features", "phase_of", "sparse_terms",
     "tempo_offset", "untuned_offset", "white_view",
@@ -168,17 +167,14 @@ def fit_weights(problem: Problem, k: float, start: "np.ndarray", l2: float,
         gradient = transposed @ inner + 2.0 * l2 * delta
         return loss, 100.0 * gradient
 
-    bar = Progress(f"{label:<10}", max_iterations, enabled=progress)
-    iteration = 0
+    bar = tqdm(total=max_iterations, desc=label, unit="it", disable=not progress)
 
     def callback(u: np.ndarray) -> None:
-        nonlocal iteration
-        iteration += 1
-        bar.update(iteration, f"iteration {iteration}/{max_iterations}")
+        bar.update()
 
     result = minimize(loss_and_gradient, np.zeros_like(start), jac=True, method="L-BFGS-B", callback=callback,
                       options={"maxiter": max_iterations, "ftol": 1e-12, "gtol": 1e-9})
-    bar.update(max_iterations, f"{iteration} iterations, loss {result.fun:.6f}")
+    bar.set_postfix_str(f"loss {result.fun:.6f}", refresh=False)
     bar.close()
     return start + 100.0 * result.x
 
@@ -375,20 +371,20 @@ def cross_validate(target: Problem, train: Problem, games: "np.ndarray", k: floa
     fold_of_game = {game: number % args.folds for number, game in enumerate(unique)}
     folds = np.array([fold_of_game[game] for game in games.tolist()])
     print(f"choosing l2 by {args.folds}-fold cross-validation over {len(unique)} training games:", file=out)
-    bar = Progress("cross-val ", len(L2_GRID) * args.folds, enabled=not args.quiet)
+    bar = tqdm(total=len(L2_GRID) * args.folds, desc="cross-val", unit="fit", disable=args.quiet)
     best: tuple[float, float] | None = None
-    for number, candidate in enumerate(L2_GRID):
+    for candidate in L2_GRID:
         squared = 0.0
         for fold in range(args.folds):
-            bar.update(number * args.folds + fold, f"l2 = {candidate:g}, fold {fold + 1}/{args.folds}")
+            bar.set_postfix_str(f"l2 = {candidate:g}, fold {fold + 1}/{args.folds}")
             inside = folds == fold
             fitted = np.round(fit_weights(target.rows(~inside), k, start, candidate, args.iterations))
             squared += train.rows(inside).error(k, fitted) * int(inside.sum())
+            bar.update()
         error = squared / len(games)
         if best is None or error < best[0]:
             best = (error, candidate)
-        bar.update((number + 1) * args.folds, f"l2 = {candidate:g}: {error:.6f}")
-        print(f"  l2 = {candidate:<8g} cross-validation error {error:.6f}", file=out)
+        bar.write(f"  l2 = {candidate:<8g} cross-validation error {error:.6f}", file=out)
     bar.close()
     assert best is not None
     return best[1], best[0]

@@ -6,24 +6,21 @@ move not in check, the move played neither a capture nor a promotion, and
 (optionally) quiescence search moving the static evaluation by at most
 `QSEARCH_MARGIN` centipawns.  Each one becomes a `Sample` labelled with the
 game's result for White and, when the PGN has one, the `[%eval]` of the move
-played.  `Progress` is the progress bar every stage of the tuner draws.
+played.
 
-Used by training/tuner.py (docs/tuning.md); needs only python-chess and the engine.
+Used by training/tuner.py (docs/tuning.md); needs only the engine and its dependencies.
 """
 from __future__ import annotations
 
-import gzip
-import io
-import os
-import sys
-import time
 from dataclasses import dataclass
-from typing import BinaryIO, Iterable, TextIO
+from typing import Iterable
 
 import chess
 import chess.pgn
+from tqdm import tqdm
 
-RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+from training.pgn import finished_games, mainline_positions
+
 #: The first plies of a self-play game are close to the book opening.
 SKIP_PLIES = 8
 #: Positions whose quiescence score moves this far from the static one are not quiet.
@@ -32,42 +29,6 @@ QSEARCH_MARGIN = 50
 QSEARCH_NODE_LIMIT = 2000
 #: Centipawn stand-in for a mate score in a `[%eval]` comment.
 MATE_CP = 10_000
-
-
-# --- progress bar ----------------------------------------------------------
-
-class Progress:
-    """A one-line progress bar on stderr, redrawn at most ten times a second."""
-
-    def __init__(self, label: str, total: float, enabled: bool = True, stream: TextIO | None = None) -> None:
-        self.label = label
-        self.total = max(total, 1)
-        self.enabled = enabled
-        self.stream = stream if stream is not None else sys.stderr
-        self.start = self.last = time.monotonic()
-        self.done = 0.0
-        self.note = ""
-
-    def update(self, done: float, note: str = "", force: bool = False) -> None:
-        self.done, self.note = done, note
-        now = time.monotonic()
-        if self.enabled and (force or now - self.last >= 0.1):
-            self.last = now
-            self._draw(now)
-
-    def _draw(self, now: float) -> None:
-        fraction = min(self.done / self.total, 1.0)
-        filled = int(30 * fraction)
-        bar = "#" * filled + "-" * (30 - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {100 * fraction:5.1f}% {now - self.start:6.1f}s {self.note}\x1b[K")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self._draw(time.monotonic())
-            self.stream.write("\n")
-            self.stream.flush()
-
 
 
 # --- positions -----------------------------------------------------------------
@@ -108,12 +69,6 @@ class QuiescenceGap:
         return abs(score - pos.evaluate())
 
 
-def _text(raw: BinaryIO, path: str) -> TextIO:
-    """A text view of a PGN file, gunzipped when its name ends in .gz."""
-    stream: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if path.endswith(".gz") else raw  # type: ignore[assignment]
-    return io.TextIOWrapper(stream, encoding="utf-8", errors="replace")
-
-
 def is_quiet(board: chess.Board, move: chess.Move) -> bool:
     """Not in check, and the move played from here is neither a capture nor a promotion."""
     return not board.is_check() and not board.is_capture(move) and move.promotion is None
@@ -136,49 +91,36 @@ def quiet_positions(
     centipawns.  The first occurrence of a position wins; the label is the
     game's result for White.
     """
-    paths = list(paths)
-    total = sum(os.path.getsize(path) for path in paths)
     gap = QuiescenceGap() if qsearch_margin is not None else None
     seen: set[str] = set()
     samples: list[Sample] = []
     counts = stats if stats is not None else {}
     for key in ("games", "plies", "noisy", "duplicate", "qsearch"):
         counts.setdefault(key, 0)
-    bar = Progress("positions ", total, enabled=progress)
-    done = 0
-    for path in paths:
-        with open(path, "rb") as raw, _text(raw, path) as handle:
-            while max_positions is None or len(samples) < max_positions:
-                game = chess.pgn.read_game(handle)
-                if game is None:
-                    break
-                result = RESULTS.get(game.headers.get("Result", "*"))
-                if result is None:
-                    continue
-                number = counts["games"]
-                counts["games"] += 1
-                board = game.board()
-                for ply, node in enumerate(game.mainline()):
-                    move = node.move
-                    if ply >= skip_plies and (max_positions is None or len(samples) < max_positions):
-                        counts["plies"] += 1
-                        if not is_quiet(board, move):
-                            counts["noisy"] += 1
-                        else:
-                            fen = board.fen(en_passant="legal")
-                            key = fen.rsplit(" ", 2)[0]  # without the move counters
-                            if key in seen:
-                                counts["duplicate"] += 1
-                            elif gap is not None and ((g := gap(board)) is None or g > qsearch_margin):
-                                counts["qsearch"] += 1
-                            else:
-                                seen.add(key)
-                                score = node.eval()
-                                search = score.white().score(mate_score=MATE_CP) if score is not None else None
-                                samples.append(Sample(fen, result, number, search))
-                    board.push(move)
-                bar.update(done + raw.tell(), f"{counts['games']} games, {len(samples)} positions")
-        done += os.path.getsize(path)
-    bar.update(done, f"{counts['games']} games, {len(samples)} positions")
+    bar = tqdm(desc="positions", unit="B", unit_scale=True, disable=not progress)
+    for game, result in finished_games(paths, bar):
+        if max_positions is not None and len(samples) >= max_positions:
+            break
+        number = counts["games"]
+        counts["games"] += 1
+        for ply, board, node in mainline_positions(game):
+            move = node.move
+            if ply >= skip_plies and (max_positions is None or len(samples) < max_positions):
+                counts["plies"] += 1
+                if not is_quiet(board, move):
+                    counts["noisy"] += 1
+                else:
+                    fen = board.fen(en_passant="legal")
+                    key = fen.rsplit(" ", 2)[0]  # without the move counters
+                    if key in seen:
+                        counts["duplicate"] += 1
+                    elif gap is not None and ((g := gap(board)) is None or g > qsearch_margin):
+                        counts["qsearch"] += 1
+                    else:
+                        seen.add(key)
+                        score = node.eval()
+                        search = score.white().score(mate_score=MATE_CP) if score is not None else None
+                        samples.append(Sample(fen, result, number, search))
+        bar.set_postfix_str(f"{counts['games']} games, {len(samples)} positions", refresh=False)
     bar.close()
     return samples

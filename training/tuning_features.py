@@ -19,11 +19,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 import chess
+from tqdm import tqdm
 
 from eval import weights as W
 from eval.evaluate import evaluate
 from eval.pawns import king_proximity_counts, structure_counts
-from training.tuning_data import Progress
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -221,8 +221,7 @@ def feature_matrix(boards: Sequence[chess.Board], progress: bool = False) -> tup
     stages: list[int] = []
     phases = np.empty(len(boards))
     offsets = np.empty(len(boards))
-    bar = Progress("features  ", len(boards), enabled=progress)
-    for number, board in enumerate(boards):
+    for number, board in enumerate(tqdm(boards, desc="features", unit="pos", disable=not progress)):
         s, g, t, phase = sparse_terms(board)
         rows.extend([number] * len(s))
         slots.extend(s)
@@ -230,10 +229,6 @@ def feature_matrix(boards: Sequence[chess.Board], progress: bool = False) -> tup
         stages.extend(t)
         phases[number] = phase
         offsets[number] = untuned_offset(board)
-        if number % 256 == 0:
-            bar.update(number, f"{number} positions")
-    bar.update(len(boards), f"{len(boards)} positions")
-    bar.close()
     row_array = np.asarray(rows, dtype=np.int64)
     mg_scale = phases / W.PHASE_TOTAL
     scale = np.where(np.asarray(stages) == 0, mg_scale[row_array], 1.0 - mg_scale[row_array])

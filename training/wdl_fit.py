@@ -13,14 +13,11 @@ Needs numpy and scipy (`pip install -e '.[tune]'`); the engine itself does not.
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
 from typing import Iterator
 
-import chess
-import chess.pgn
-
 from eval.wdl import A0, A1, B0, B1, material
+from training.pgn import finished_games, mainline_positions
 
 #: Scores beyond this carry little information about draws and are mostly
 #: decided games still being played out.
@@ -30,22 +27,14 @@ SKIP_PLIES = 4
 
 
 def samples(paths: list[str]) -> Iterator[tuple[int, int, float]]:
-    """(score for White, material, White's result) for every scored move."""
-    results = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-    for path in paths:
-        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as handle:
-            while (game := chess.pgn.read_game(handle)) is not None:
-                result = results.get(game.headers.get("Result", "*"))
-                if result is None:
-                    continue
-                board = game.board()
-                for ply, node in enumerate(game.mainline()):
-                    score = node.eval()
-                    if ply >= SKIP_PLIES and score is not None and not score.is_mate():
-                        white = score.white().score()
-                        if white is not None and abs(white) <= SCORE_LIMIT:
-                            yield white, material(board), result
-                    board.push(node.move)
+    """(score for White, material, White's result) for every scored move of the decided games."""
+    for game, result in finished_games(paths):
+        for ply, board, node in mainline_positions(game):
+            score = node.eval()
+            if ply >= SKIP_PLIES and score is not None and not score.is_mate():
+                white = score.white().score()
+                if white is not None and abs(white) <= SCORE_LIMIT:
+                    yield white, material(board), result
 
 
 def fit(data: list[tuple[int, int, float]]) -> tuple[float, float, float, float]:

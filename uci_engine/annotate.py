@@ -42,6 +42,7 @@ import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import chess
 import chess.pgn
@@ -50,8 +51,12 @@ from eval.nnue import default_net
 from search.driver import Searcher
 from search.timeman import Limits
 from search.types import MATE
-from uci_engine.cli_support import (EVAL_CAP, ProgressBar, add_limit_options, analysis_search, clipped_cp,
-                                    describe_limits, format_score, limits_from, white_score, win_chances)
+from uci_engine.cli_support import (EVAL_CAP, add_limit_options, analysis_search, clipped_cp,
+                                    describe_limits, format_score, limits_from, progress_bar, white_score,
+                                    win_chances)
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 DEFAULT_LIMITS = Limits(movetime=500)
 
@@ -136,7 +141,7 @@ class GameReport:
 
 
 def annotate_game(game: chess.pgn.Game, searcher: Searcher, limits: Limits, cp_only: bool,
-                  bar: ProgressBar) -> GameReport:
+                  bar: tqdm) -> GameReport:
     """Add comments, NAGs and variations to `game` in place."""
     nodes = list(game.mainline())
     board = game.board()
@@ -306,7 +311,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"annotate: {len(games)} game{'s' if len(games) > 1 else ''}, {positions} positions, "
           f"{describe_limits(limits)} each", file=sys.stderr)
     searcher = Searcher(args.hash, net=default_net())
-    bar = ProgressBar(positions, "annotate ", enabled=args.progress)
+    bar = progress_bar(positions, "annotate", enabled=args.progress)
     reports = []
     for game in games:
         searcher.clear()

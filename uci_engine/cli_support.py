@@ -11,8 +11,7 @@ import argparse
 import math
 import sys
 import threading
-import time
-from typing import Callable, TextIO
+from typing import TYPE_CHECKING, Callable
 
 import chess
 
@@ -21,6 +20,9 @@ from search.timeman import Limits
 from search.tt import DEFAULT_HASH_MB
 from search.types import EXACT, mate_in
 from uci_engine.position_cmd import board_from_fen
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 #: Evaluations are clipped to this many centipawns when losses and graphs are
 #: computed; a mate counts as exactly this much.
@@ -181,57 +183,15 @@ def describe_limits(limits: Limits) -> str:
 
 # --- progress -----------------------------------------------------------------
 
-class ProgressBar:
-    """A one-line progress bar on stderr, redrawn in place with `\\r`.
+def progress_bar(total: int, label: str, enabled: bool | None = None) -> tqdm:
+    """A tqdm bar on stderr counting `total` positions.
 
-    By default it is drawn only when the stream is a terminal, so logs and
-    pipes stay clean; `enabled=True` forces it (a line per update, then).
+    `enabled` None (the commands' default) draws it only when stderr is a
+    terminal, so logs and pipes stay clean; True forces it, False hides it.
+    Lines printed while it runs go through `tqdm.write`, which lifts the bar
+    out of their way.
     """
+    from tqdm import tqdm  # imported here: the UCI engine never draws a bar
 
-    def __init__(self, total: int, label: str = "", *, stream: TextIO | None = None,
-                 enabled: bool | None = None, width: int = 30) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.total = max(total, 0)
-        self.label = label
-        self.width = width
-        self.done = 0
-        self.note = ""
-        self.start = time.perf_counter()
-        isatty = getattr(self.stream, "isatty", lambda: False)
-        self.enabled = isatty() if enabled is None else enabled
-        self.live = self.enabled and isatty()
-        self._shown = False
-
-    def update(self, done: int | None = None, note: str = "") -> None:
-        self.done = self.done + 1 if done is None else done
-        self.note = note
-        self.draw()
-
-    def draw(self) -> None:
-        if not self.enabled:
-            return
-        fraction = self.done / self.total if self.total else 1.0
-        filled = int(round(self.width * min(fraction, 1.0)))
-        bar = "#" * filled + "-" * (self.width - filled)
-        elapsed = time.perf_counter() - self.start
-        text = f"{self.label}[{bar}] {self.done}/{self.total} {elapsed:.0f}s"
-        if self.note:
-            text += f" {self.note}"
-        if self.live:
-            self.stream.write("\r" + text + "\x1b[K")
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-        self._shown = True
-
-    def clear(self) -> None:
-        """Wipe the live bar so that another line can be printed on the terminal."""
-        if self.live and self._shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-
-    def close(self) -> None:
-        if self.live and self._shown:
-            self.stream.write("\n")
-            self.stream.flush()
-        self._shown = False
+    return tqdm(total=total, desc=label, unit="pos", file=sys.stderr,
+                disable=None if enabled is None else not enabled)

@@ -20,8 +20,8 @@ import chess
 from eval.nnue import default_net
 from search.driver import Searcher
 from search.timeman import Limits
-from uci_engine.cli_support import (ProgressBar, add_limit_options, analysis_search, describe_limits,
-                                    format_score, limits_from)
+from uci_engine.cli_support import (add_limit_options, analysis_search, describe_limits, format_score, limits_from,
+                                    progress_bar)
 
 DEFAULT_LIMITS = Limits(movetime=1000)
 
@@ -80,12 +80,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"{args.file}: {len(entries)} positions, {describe_limits(limits)} each", flush=True)
 
     searcher = Searcher(args.hash, net=default_net())
-    bar = ProgressBar(len(entries), "epd ", enabled=args.progress)
-    bar.draw()
+    bar = progress_bar(len(entries), "epd", enabled=args.progress)
     solved = 0
     total_nodes = 0
     start = time.perf_counter()
-    for index, (number, board, ops) in enumerate(entries, 1):
+    for number, board, ops in entries:
         searcher.clear()  # each position on its own: results don't depend on the order
         result, _ = analysis_search(searcher, board, limits)
         total_nodes += result.nodes
@@ -105,10 +104,11 @@ def run(args: argparse.Namespace) -> int:
             if "am" in ops:
                 wanted.append(f"am {san_list(board, ops['am'])}")
             played = board.san(move) if move is not None else "(none)"
-            bar.clear()
-            print(f"FAIL {name}: played {played} ({format_score(result.score, board.turn)}, "
-                  f"depth {result.depth}), wanted {'; '.join(wanted)}  [{board.fen()}]", flush=True)
-        bar.update(index, f"solved {solved}")
+            with bar.external_write_mode(file=sys.stdout):  # the bar steps aside for the line
+                print(f"FAIL {name}: played {played} ({format_score(result.score, board.turn)}, "
+                      f"depth {result.depth}), wanted {'; '.join(wanted)}  [{board.fen()}]", flush=True)
+        bar.set_postfix_str(f"solved {solved}", refresh=False)
+        bar.update()
     bar.close()
     elapsed = time.perf_counter() - start
     percent = 100 * solved / len(entries) if entries else 0.0

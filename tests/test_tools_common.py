@@ -1,0 +1,65 @@
+"""tools/common.py: the clock the game-playing tools (match.py, clock.py) keep, and adjudication."""
+from __future__ import annotations
+
+import sys
+
+import chess
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "tools"))
+from common import Clock, adjudicate, parse_tc  # noqa: E402
+
+
+def test_time_controls_parse_with_and_without_moves_to_go() -> None:
+    assert parse_tc("10+0.1") == (10.0, 0.1, None)
+    assert parse_tc("60") == (60.0, 0.0, None)
+    assert parse_tc("40/5") == (5.0, 0.0, 40)
+    assert parse_tc("40/5+0.5") == (5.0, 0.5, 40)
+
+
+def test_increment_is_added_after_the_move_and_the_flag_falls_past_the_margin() -> None:
+    clock = Clock("10+0.1")
+    limit = clock.limit(chess.WHITE)
+    assert (limit.white_clock, limit.black_clock, limit.white_inc, limit.remaining_moves) == (10.0, 10.0, 0.1, None)
+    assert clock.punch(chess.WHITE, 2.0)
+    assert clock.left[chess.WHITE] == 8.1 and clock.left[chess.BLACK] == 10.0
+    assert clock.punch(chess.BLACK, 10.04, margin=0.05)  # 0.04 s over: within the margin
+    assert not clock.punch(chess.WHITE, 8.2, margin=0.05)  # 0.1 s over: lost on time
+    assert round(clock.left[chess.WHITE], 3) == -0.1  # what the loss is reported with
+
+
+def test_a_moves_to_go_control_counts_down_and_tops_the_clock_up() -> None:
+    clock = Clock("2/5")
+    assert clock.limit(chess.WHITE).remaining_moves == 2
+    assert clock.punch(chess.WHITE, 1.0)
+    assert clock.limit(chess.WHITE).remaining_moves == 1 and clock.left[chess.WHITE] == 4.0
+    assert clock.punch(chess.WHITE, 1.0)
+    assert clock.limit(chess.WHITE).remaining_moves == 2 and clock.left[chess.WHITE] == 8.0  # a new period
+    assert clock.limit(chess.BLACK).remaining_moves == 2 and clock.left[chess.BLACK] == 5.0
+
+
+#: Score lists near a verdict: mostly level (draw rule), mostly decided (resign rule), or anything.
+SCORE_LISTS = (st.lists(st.sampled_from([-10, 0, 10, 10, -10, 0, 11, -11]), max_size=16)
+               | st.lists(st.sampled_from([-3000, -1000, -1000, 1000, 1000, 3000, 999, -999]), max_size=8)
+               | st.lists(st.integers(-2000, 2000), max_size=16))
+
+
+@settings(max_examples=400, deadline=None)
+@given(scores=SCORE_LISTS, ply=st.integers(76, 84) | st.integers(0, 300))
+@example(scores=[0] * 12, ply=80)
+@example(scores=[0] * 12, ply=79)
+@example(scores=[0] * 11 + [11], ply=120)
+@example(scores=[10, -10] * 6, ply=120)
+@example(scores=[1000] * 4, ply=10)
+@example(scores=[-1000] * 4, ply=10)
+@example(scores=[999] + [1000] * 3, ply=10)
+def test_datagen_adjudicates_its_self_play_like_the_tools(scores: list[int], ply: int) -> None:
+    """training/datagen.py keeps its own copy of the adjudication rule (tools/ is not a package): the same verdicts."""
+    from training import datagen
+
+    verdict = adjudicate(scores, ply, resign_score=datagen.RESIGN_SCORE, resign_plies=datagen.RESIGN_PLIES,
+                         draw_score=datagen.DRAW_SCORE, draw_plies=datagen.DRAW_PLIES, draw_after=datagen.DRAW_AFTER)
+    assert datagen.adjudicate(scores, ply) == {"1-0": 2, "1/2-1/2": 1, "0-1": 0, None: None}[verdict]
