@@ -211,3 +211,15 @@ def test_ponderhit_after_a_short_ponder_keeps_the_budget(monkeypatch) -> None:
         still_pondering = Searcher(1).search(START, Limits(wtime=1000, btime=1000, ponder=True, depth=plain.depth + 1),
                                              move_overhead=0, ponderhit=threading.Event())
     assert still_pondering.depth == plain.depth + 1
+
+
+def test_movetime_is_searched_to_the_end(monkeypatch) -> None:
+    """UCI's `go movetime x`: search exactly x ms.  A settled best move does not end it early."""
+    ms_per_node = 0.01
+    clock = install_node_clock(monkeypatch, ms_per_node)
+    record = Recorder(clock)
+    result = Searcher(1).search(START, Limits(movetime=25), move_overhead=0, on_iteration=record)
+    # Depth 4 completes at 3/4 of the time with a best move that has not changed since
+    # depth 1 (stability scale 0.75): under a clock that would end the search, here not.
+    assert 0.75 * 25 <= record.completed[3][1] < 25
+    assert 2500 <= result.nodes < 2500 + CHECK_EVERY, [(d, ms) for d, ms, _ in record.completed]
