@@ -251,6 +251,7 @@ def test_a_failing_option_callback_is_reported(uci, monkeypatch) -> None:
     monkeypatch.setattr(uci.engine.searcher.tt, "resize", broken)
     assert uci.send("setoption name Hash value 64") is False
     assert uci.info_strings() == ["info string error in 'setoption': MemoryError: no room"]
+    assert uci.engine.options["Hash"] == 16  # not applied, not claimed
     uci.send("go depth 2")
     (line,) = uci.wait_for_bestmoves()
     assert_legal_bestmove(line, chess.Board())
