@@ -76,8 +76,9 @@ class SharedTranspositionTable(TranspositionTable):
             raise RuntimeError("only the process that made the table resizes it")
         slots = max(1024, int(megabytes * 1024 * 1024) // BYTES_PER_SLOT)
         slots = 1 << (slots.bit_length() - 1)
+        block = shared_memory.SharedMemory(create=True, size=slots * BYTES_PER_SLOT)  # may fail: keep the old
         self.close()
-        self._map(shared_memory.SharedMemory(create=True, size=slots * BYTES_PER_SLOT))
+        self._map(block)
         self.clear()
 
     def _map(self, shm: shared_memory.SharedMemory) -> None:

@@ -86,9 +86,9 @@ def allocate(limits: Limits, color: chess.Color, move_overhead: int = 30) -> Tim
     if limits.infinite and not limits.ponder:
         return TimeBudget(None, None)
     if limits.movetime is not None:
-        # Use all of it: keep deepening until the hard limit cuts in.
-        hard = max(1.0, limits.movetime - move_overhead)
-        return TimeBudget(hard, hard)
+        # Use all of it (UCI: "search exactly x mseconds"): no soft limit, which the
+        # stability scale could shrink; keep deepening until the hard limit cuts in.
+        return TimeBudget(None, max(1.0, limits.movetime - move_overhead))
     time_left, increment = limits.clock(color)
     if time_left is None:
         return TimeBudget(None, None)  # depth / nodes / mate only

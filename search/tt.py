@@ -85,19 +85,17 @@ class TranspositionTable:
 
     def resize(self, megabytes: int) -> None:
         entries = max(1024, megabytes * 1024 * 1024 // BYTES_PER_ENTRY)
-        size = 1 << (entries.bit_length() - 1)  # power of two for masking
-        self.mask = size - 1
-        self._allocate()
+        self._allocate(1 << (entries.bit_length() - 1))  # power of two for masking
 
     def clear(self) -> None:
-        self._allocate()
+        self._allocate(self.mask + 1)
         self.generation = 0
 
-    def _allocate(self) -> None:
-        size = self.mask + 1
-        self.keys: list[int] = [0] * size
-        self.data: list[int] = [0] * size
-        self.used = 0
+    def _allocate(self, size: int) -> None:
+        """Empty arrays of `size` slots; if memory runs out (MemoryError) the table is left as it was."""
+        keys: list[int] = [0] * size
+        data: list[int] = [0] * size
+        self.keys, self.data, self.mask, self.used = keys, data, size - 1, 0
 
     def new_search(self) -> None:
         self.generation = (self.generation + 1) & 255

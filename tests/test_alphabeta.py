@@ -59,7 +59,11 @@ def exact_value(board: chess.Board, depth: int, features: Features) -> int:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(board=boards(), depth=st.integers(min_value=1, max_value=2))
 def test_alphabeta_equals_minimax_shallow(board: chess.Board, depth: int) -> None:
-    """Iterative deepening + PVS + aspiration + TT + ordering = minimax (exact mode)."""
+    """Iterative deepening + PVS + TT + ordering = minimax (exact mode).
+
+    Aspiration windows start at ASPIRATION_MIN_DEPTH, deeper than these:
+    tests/test_aspiration.py checks them, re-searches included, against minimax.
+    """
     assert exact_value(board, depth, Features.exact()) == minimax(board, depth)
 
 

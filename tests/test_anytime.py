@@ -7,6 +7,7 @@ import threading
 import chess
 import pytest
 
+from search.alphabeta import CHECK_EVERY
 from search.driver import Iteration, Searcher
 from search.timeman import Limits
 
@@ -52,6 +53,9 @@ def test_stop_at_a_node_count(nodes: int) -> None:
     reports: list[Iteration] = []
     result = Searcher(8).search(board, Limits(nodes=nodes), on_iteration=reports.append)
     check_answer(board, result.best_move, reports)
+    # Stopped at the first look at the count (every CHECK_EVERY nodes) at or past the limit.
+    assert nodes <= result.nodes < nodes + CHECK_EVERY
+    assert all(report.nodes <= result.nodes for report in reports)
     again = Searcher(8).search(board, Limits(nodes=nodes))
     assert (again.best_move, again.nodes) == (result.best_move, result.nodes)
 

@@ -227,3 +227,41 @@ def test_build_preserves_polyglot_castling(tmp_path: Path) -> None:
     assert sorted(read_rows(dst)) == sorted(rows)
     with OpeningBook(dst) as book:
         assert book.choose(board_after(" ".join(line))) == chess.Move.from_uci("e1g1")
+
+
+# Encodings.
+
+
+def test_both_castling_encodings_of_one_move_are_summed(tmp_path: Path) -> None:
+    """Polyglot writes O-O as e1h1; some books also hold e1g1.  They are one move, with one weight."""
+    line = "e4 e5 Nf3 Nc6 Bc4 Bc5"
+    path = write_book(tmp_path / "c.bin", [entry(line, "e1h1", 3), entry(line, "e1g1", 5), entry(line, "d2d3", 6)])
+    castle, d3 = chess.Move.from_uci("e1g1"), chess.Move.from_uci("d2d3")
+    with OpeningBook(path) as book:
+        assert book.moves(board_after(line)) == [(castle, 8), (d3, 6)]
+        rng = random.Random(3)
+        counts = collections.Counter(book.choose(board_after(line), rng) for _ in range(1400))
+    assert set(counts) == {castle, d3}
+    assert 750 < counts[castle] < 850  # 8/14 of 1400 is 800
+
+
+@pytest.mark.parametrize("raw, why", [
+    (raw_move("e2e4") | 1 << 15, "bit 15 set"),
+    (raw_move("e7e8q") + (1 << 12), "promotion piece 5"),
+    (raw_move("e2e4") | 7 << 12, "promotion piece 7"),
+])
+def test_an_invalid_move_encoding_is_refused(tmp_path: Path, raw: int, why: str) -> None:
+    key = chess.polyglot.zobrist_hash(chess.Board())
+    path = write_book(tmp_path / "bad.bin", [(key, raw_move("d2d4"), 1, 0), (key, raw, 1, 0)])
+    book = OpeningBook(path)
+    assert book.error is not None and "invalid move encoding" in book.error, why
+    assert book.choose(chess.Board()) is None
+    assert book.moves(chess.Board()) == []
+
+
+def test_every_valid_promotion_encoding_is_accepted(tmp_path: Path) -> None:
+    board = chess.Board("4k3/P7/8/8/8/8/8/4K3 w - - 0 1")
+    rows = [(chess.polyglot.zobrist_hash(board), raw_move(f"a7a8{piece}"), 1, 0) for piece in "nbrq"]
+    with OpeningBook(write_book(tmp_path / "promotions.bin", rows)) as book:
+        assert book.error is None
+        assert {move.uci() for move, _ in book.moves(board)} == {"a7a8n", "a7a8b", "a7a8r", "a7a8q"}

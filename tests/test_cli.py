@@ -1,8 +1,6 @@
 """The analysis subcommands: `analyse`, `epd`, `annotate` (through `main([...])`).
 
 Searches use small node/depth limits so that the file runs in seconds.
-MultiPV is being implemented separately: for K > 1 lines only what holds
-whether or not the extra lines are reported is asserted.
 """
 from __future__ import annotations
 
@@ -117,22 +115,27 @@ def test_analyse_depth_limit_reports_each_depth(capsys: pytest.CaptureFixture[st
 def test_analyse_movetime_searches_a_forced_move_deeply(capsys: pytest.CaptureFixture[str]) -> None:
     # Legall's mate after 6. Bxf7+: Ke7 is forced, then Nd5#.  Under a game
     # clock the driver answers a forced move after depth 1; analysis must not.
+    # The generous movetime is a hang guard: the search ends by itself once the
+    # mate is settled (depth 2 x 1 + 2 = 4), whatever the machine's speed.
     fen = "rn1qkbnr/ppp2B1p/3p2p1/4N3/4P3/2N5/PPPP1PPP/R1BbK2R b KQkq - 0 6"
-    status, out, _ = run_main(["analyse", "--fen", fen, "--movetime", "1000"], capsys)
+    status, out, _ = run_main(["analyse", "--fen", fen, "--movetime", "60000"], capsys)
     assert status == 0
     assert re.search(r"^ 1\. +#1  6\.\.\. ?Ke7 7\. Nd5#$", out, re.MULTILINE)
+    assert [int(depth) for depth in re.findall(r"^depth +(\d+)/", out, re.MULTILINE)] == [1, 2, 3, 4]
 
 
 def test_analyse_multipv_lines_are_numbered_from_one(capsys: pytest.CaptureFixture[str]) -> None:
-    # Holds whether or not the search reports more than line 1 (MultiPV is in progress).
     status, out, _ = run_main(["analyse", "--depth", "3", "--multipv", "3"], capsys)
     assert status == 0
-    numbers = {int(n) for n in re.findall(r"^depth +\d+/\d+ +line (\d+) ", out, re.MULTILINE)}
-    assert 1 in numbers and numbers <= {1, 2, 3}
-    final = re.findall(r"^ ?(\d)\. +\S+  (1\. \S+)", out.split("Final (")[1], re.MULTILINE)
-    assert 1 <= len(final) <= 3
-    assert [int(number) for number, _ in final] == list(range(1, len(final) + 1))
-    assert len({line for _, line in final}) == len(final)  # distinct first moves
+    reported = re.findall(r"^depth +(\d+)/\d+ +line (\d+) +([+-]\d+\.\d\d) ", out, re.MULTILINE)
+    # Every depth reports lines 1, 2, 3 in that order, best (for White, to move) first.
+    assert [(int(depth), int(line)) for depth, line, _ in reported] == [(d, k) for d in (1, 2, 3) for k in (1, 2, 3)]
+    for depth in (1, 2, 3):
+        scores = [float(score) for d, _, score in reported if int(d) == depth]
+        assert scores == sorted(scores, reverse=True), out
+    final = re.findall(r"^ ?(\d)\. +\S+  (1\. \S+)", out.split("Final (depth 3,")[1], re.MULTILINE)
+    assert [int(number) for number, _ in final] == [1, 2, 3]
+    assert len({line for _, line in final}) == 3  # distinct first moves
 
 
 def test_analyse_multipv_is_capped_by_the_number_of_legal_moves(capsys: pytest.CaptureFixture[str]) -> None:
@@ -236,10 +239,11 @@ def test_epd_wac_entries_and_forced_progress_bar(shared_dir: Path, tmp_path: Pat
     suite = write_suite(tmp_path, [wac[0], wac[2]])  # WAC.001 Qg6, WAC.003 Rg3
     status, out, err = run_main(["epd", str(suite), "--nodes", "20000", "--progress"], capsys)
     assert status == 0
-    assert re.search(r"^solved [0-2]/2 ", out, re.MULTILINE)
-    assert "WAC.001" not in out  # the mate in 2 is found
+    # Both are found at 20,000 nodes (a fixed node count: the same on every machine).
+    assert re.search(r"^solved 2/2 ", out, re.MULTILINE), out
+    assert "FAIL" not in out
     # The last state of the tqdm bar: both positions done, the solved count beside it.
-    assert re.search(r"epd: 100%\|[^|]*\| 2/2 \[[^]]*, solved [0-2]\]", err)
+    assert re.search(r"epd: 100%\|[^|]*\| 2/2 \[[^]]*, solved 2\]", err)
 
 
 def test_epd_missing_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import chess
+import pytest
 from hypothesis import given, settings
 
 from eval import evaluate, evaluate_terms
 from eval.weights import TEMPO
+from tests.reference import reference_phase, reference_tapered, reference_terms
 from tests.strategies import boards
 
 
@@ -33,8 +35,33 @@ def test_material_advantage_is_positive_for_its_owner() -> None:
     assert evaluate(up_a_queen) < -800
 
 
-def test_terms_add_up_to_the_packed_score() -> None:
+def test_terms_of_a_known_position() -> None:
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     terms = evaluate_terms(board)
     assert set(terms) == {"material", "placement", "bishop pair", "pawns"}
-    assert terms["material"] == (0, 0)
+    assert terms["material"] == (0, 0) and terms["bishop pair"] == (0, 0)
+    assert terms == reference_terms(board)
+
+
+@pytest.mark.parametrize("fen", [
+    "rnbqkbnr/pppppppp/8/8/3Q4/8/PPP1PPPP/RNBQKBNR w KQkq - 0 1",   # a promoted queen: phase 28, counted as 24
+    "4k3/8/8/8/8/8/8/R3K3 b - - 0 1",                              # a rook: phase 2, nearly an endgame
+    "2b1k3/8/8/8/8/8/8/1B2KB2 w - - 0 1",                          # a bishop pair against one bishop
+])
+def test_known_positions_add_up(fen: str) -> None:
+    board = chess.Board(fen)
+    assert board.is_valid()
+    terms = evaluate_terms(board)
+    assert terms == reference_terms(board)
+    white_view = reference_tapered(terms, reference_phase(board))
+    assert evaluate(board) == (white_view if board.turn == chess.WHITE else -white_view) + TEMPO
+
+
+@settings(max_examples=150, deadline=None)
+@given(board=boards(max_plies=120))
+def test_terms_add_up_to_the_evaluation(board: chess.Board) -> None:
+    """The `eval` command's terms are the rules' terms, and blended by phase they are `evaluate`."""
+    terms = evaluate_terms(board)
+    assert terms == reference_terms(board)
+    white_view = reference_tapered(terms, reference_phase(board))
+    assert evaluate(board) == (white_view if board.turn == chess.WHITE else -white_view) + TEMPO

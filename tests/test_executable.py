@@ -86,15 +86,15 @@ def test_executable_speaks_uci(executable: Path, tmp_path: Path) -> None:
         engine.send("position startpos")
         engine.send("go movetime 100")
         board = chess.Board()
-        move = engine.bestmove(board)[0]
-        if BOOK.is_file():
-            with chess.polyglot.open_reader(BOOK) as reader:
-                book_moves = {entry.move for entry in reader.find_all(board, minimum_weight=0)}
-            if book_moves:
-                assert move in book_moves, (
-                    f"with OwnBook=true the engine played {move.uci()}, not one of the book's moves "
-                    f"{sorted(m.uci() for m in book_moves)}: is default.bin bundled?\n{engine.context()}"
-                )
+        move, before = engine.bestmove(board)
+        assert BOOK.is_file(), f"{BOOK} is missing from the checkout"
+        with chess.polyglot.open_reader(BOOK) as reader:
+            book_moves = {entry.move for entry in reader.find_all(board, minimum_weight=0)}
+        assert book_moves, f"{BOOK} has no move for the start position"
+        assert f"info string book move {move.uci()}" in before and move in book_moves, (
+            f"with OwnBook=true the engine played {move.uci()}, not one of the book's moves "
+            f"{sorted(m.uci() for m in book_moves)}: is default.bin bundled?\n{engine.context()}"
+        )
 
         # The bundled net (and numpy) must be inside the executable too.
         engine.send("setoption name Use NNUE value true")

@@ -18,6 +18,7 @@ import chess
 import pytest
 
 from tests.uci_process import RawEngine, send_bytes
+from uci_engine.position_cmd import board_from_fen
 
 FUZZ_LINES = int(os.environ.get("PAWNSTORM_FUZZ_LINES", "5000"))
 FUZZ_SEED = int(os.environ.get("PAWNSTORM_FUZZ_SEED", "20261122"))
@@ -48,21 +49,65 @@ REPAIRABLE_FENS = [
     "4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1",
     "4k3/8/8/8/8/8/8/4K3 w - e3 0 1",
     "r3k2r/8/8/8/8/8/8/R3K2R b Kkq c6 0 1",
+    "r3k2r/8/8/8/8/8/8/4K2R w KQkq - 0 1",
 ]
 GARBAGE_FENS = ["", "garbage", "rnbqkbnr/pppppppp/8/8", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
                 "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "1 2 3 4 5 6", "fen fen fen"]
 
 
+#: What `position fen F` must leave the engine holding, written out by hand from the
+#: README's rules for every FEN the fuzzer sends whole: a malformed or impossible FEN is
+#: refused (None: the previous position stays), impossible castling rights and en passant
+#: squares are dropped, a valid FEN is taken as it is.
+EXPECTED_FEN: dict[str, str | None] = {
+    **{fen: fen for fen in VALID_FENS},
+    **{fen: None for fen in IMPOSSIBLE_FENS + GARBAGE_FENS},
+    "4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1": "4k3/8/8/8/8/8/8/4K3 w - - 0 1",          # no rooks, kings away
+    "4k3/8/8/8/8/8/8/4K3 w - e3 0 1": "4k3/8/8/8/8/8/8/4K3 w - - 0 1",            # no pawn passed e3
+    "r3k2r/8/8/8/8/8/8/R3K2R b Kkq c6 0 1": "r3k2r/8/8/8/8/8/8/R3K2R b Kkq - 0 1",  # c6 with Black to move
+    "r3k2r/8/8/8/8/8/8/4K2R w KQkq - 0 1": "r3k2r/8/8/8/8/8/8/4K2R w Kkq - 0 1",    # no rook on a1
+}
+#: The fields a FEN may leave off, with the values they then take (FEN's defaults).
+DEFAULT_FIELDS = ["w", "-", "-", "0", "1"]
+
+
 def expected_board(fen: str) -> chess.Board | None:
-    """The board the engine should adopt for `position fen <fen>`, None if it must refuse."""
-    try:
-        board = chess.Board(fen)
-    except ValueError:
-        return None
-    board.castling_rights = board.clean_castling_rights()
-    if board.ep_square is not None and not board.is_valid():
-        board.ep_square = None
-    return board if board.is_valid() else None
+    """The board the engine should adopt for `position fen <fen>`, None if it must refuse.
+
+    The FENs sent whole are looked up in EXPECTED_FEN; a truncated valid FEN
+    (board and maybe side, castling) means the same FEN with the missing
+    fields at their defaults.
+    """
+    if fen in EXPECTED_FEN:
+        expected = EXPECTED_FEN[fen]
+        return None if expected is None else chess.Board(expected)
+    fields = fen.split()
+    assert 1 <= len(fields) <= 3 and any(valid.startswith(fen) for valid in VALID_FENS), fen
+    board = chess.Board(" ".join(fields + DEFAULT_FIELDS[len(fields) - 1:]))
+    assert board.is_valid(), fen
+    return board
+
+
+@pytest.mark.parametrize("fen", sorted(EXPECTED_FEN))
+def test_the_fuzzers_expectations_are_the_engines_rules(fen: str) -> None:
+    """The hand-written table agrees with the engine's FEN reader (what the fuzz run relies on)."""
+    result = board_from_fen(fen)
+    expected = EXPECTED_FEN[fen]
+    if expected is None:
+        assert isinstance(result, str), f"{fen!r} should be refused"
+    else:
+        assert not isinstance(result, str), result
+        assert result[0].fen() == expected
+        assert bool(result[1]) == (expected != fen)  # a repair is reported
+
+
+@pytest.mark.parametrize("fen", VALID_FENS)
+@pytest.mark.parametrize("kept", [1, 2, 3])
+def test_truncated_fens_take_the_default_fields(fen: str, kept: int) -> None:
+    truncated = " ".join(fen.split()[:kept])
+    result = board_from_fen(truncated)
+    assert not isinstance(result, str), result
+    assert result[0] == expected_board(truncated) and result[1] == []
 
 
 class Fuzzer:

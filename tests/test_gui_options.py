@@ -21,19 +21,31 @@ def test_analyse_mode_searches_instead_of_using_the_book(engine) -> None:
 
 @pytest.mark.parametrize("start", [0, 518, 959, 123])
 def test_chess960_game_through_the_client(engine, start: int) -> None:
-    """Fischer random games from several starts: every move the engine plays is legal.
+    """Fischer random games from several starts: every move the engine plays is legal, castling included.
 
     python-chess sets UCI_Chess960 itself for a chess960 board and checks
     the king-takes-rook castling notation of every `bestmove`.
     """
     board = chess.Board.from_chess960_pos(start)
-    castled = 0
+    castled = {chess.WHITE: 0, chess.BLACK: 0}
     while not board.is_game_over() and board.ply() < 60:
-        result = engine.play(board, chess.engine.Limit(nodes=300 + 50 * (board.ply() % 5)))
+        # Each side is steered (searchmoves) to keep its castling rights and to castle
+        # as soon as it may, so every game castles: the notation is exercised both ways,
+        # in `go searchmoves` and in `bestmove`.
+        root_moves = None
+        if not castled[board.turn] and board.has_castling_rights(board.turn):
+            castling = [move for move in board.legal_moves if board.is_castling(move)]
+            keeping = [move for move in board.legal_moves
+                       if not board.is_castling(move) and move.from_square != board.king(board.turn)
+                       and not chess.BB_SQUARES[move.from_square] & board.castling_rights]
+            root_moves = castling or keeping or None
+        result = engine.play(board, chess.engine.Limit(nodes=300 + 50 * (board.ply() % 5)), root_moves=root_moves)
         assert result.move in board.legal_moves, (board.fen(), result.move)
-        castled += board.is_castling(result.move)
+        if root_moves:
+            assert result.move in root_moves, (board.fen(), result.move)
+        castled[board.turn] += board.is_castling(result.move)
         board.push(result.move)
-    assert board.ply() > 0
+    assert castled[chess.WHITE] + castled[chess.BLACK] >= 1, f"no castling in {board.fen()}"
 
 
 def test_chess960_castling_notation(raw) -> None:

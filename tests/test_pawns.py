@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import chess
+import pytest
 from hypothesis import given, settings
 
 from eval import evaluate
-from eval.evaluate import evaluate_terms, packed_score, taper
+from eval.evaluate import evaluate_terms
 from eval.pawns import DOUBLED, ISOLATED, PASSED_EG, structure
-from eval.weights import TEMPO
+from tests.reference import reference_evaluate, reference_terms
 from tests.strategies import boards
 
 
@@ -53,12 +54,22 @@ def test_pawn_terms_are_colour_symmetric(board: chess.Board) -> None:
     assert ours == (-theirs[0], -theirs[1])
 
 
-@settings(max_examples=40, deadline=None)
-@given(board=boards())
-def test_terms_add_up_to_the_evaluation(board: chess.Board) -> None:
-    terms = evaluate_terms(board)
-    mg = sum(term[0] for term in terms.values())
-    eg = sum(term[1] for term in terms.values())
-    white_view = taper(mg, eg, packed_score(board).phase)
-    expected = (white_view if board.turn == chess.WHITE else -white_view) + TEMPO
-    assert evaluate(board) == expected
+@settings(max_examples=80, deadline=None)
+@given(board=boards(max_plies=120))
+def test_pawn_terms_follow_the_rules(board: chess.Board) -> None:
+    """Passed, isolated, doubled, connected pawns and the kings' distances, against tests.reference."""
+    assert evaluate_terms(board)["pawns"] == reference_terms(board)["pawns"]
+    assert evaluate(board) == reference_evaluate(board)
+
+
+@pytest.mark.parametrize("fen", [
+    "4k3/8/8/3P4/8/8/8/4K3 w - - 0 1",            # a lone passed pawn, kings far from it
+    "8/8/4k3/3P4/8/8/8/3K4 b - - 0 1",            # the enemy king in front of it
+    "4k3/1p6/1P6/8/3PP3/8/8/4K3 w - - 0 1",       # a phalanx, a blocked pair
+    "4k3/8/8/8/p7/P7/P7/4K3 w - - 0 1",           # doubled and blocked
+    "8/5k2/8/1p6/1P3p2/5P2/1K6/8 w - - 0 1",      # defended pawns, no passers
+])
+def test_pawn_terms_of_known_structures(fen: str) -> None:
+    board = chess.Board(fen)
+    assert evaluate_terms(board)["pawns"] == reference_terms(board)["pawns"]
+    assert evaluate(board) == reference_evaluate(board)

@@ -117,8 +117,7 @@ def test_four_processes_hammering_one_small_table_never_read_a_corrupt_entry() -
 
 def test_replacement_rule_is_the_list_tables(table: SharedTranspositionTable) -> None:
     plain = TranspositionTable(1)
-    plain.mask = table.mask
-    plain._allocate()
+    plain._allocate(table.mask + 1)
     rng = random.Random(8)
     for _ in range(5000):
         key = rng.getrandbits(64)

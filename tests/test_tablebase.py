@@ -74,14 +74,38 @@ def tables(gaviota_dir) -> Tablebases:
     tablebases.close()
 
 
-def dtm_after(gaviota, board: chess.Board, move: chess.Move) -> int:
-    """Plies to mate for the mover after `move` (negative: the mover gets mated; 0: draw)."""
-    board = board.copy()
-    board.push(move)
-    if board.is_checkmate():
-        return 1
-    dtm = gaviota.probe_dtm(board)
-    return -dtm - (dtm > 0) + (dtm < 0)
+def keeping_the_distance(board: chess.Board, distance: int, probe) -> set[chess.Move]:
+    """The moves that keep a root distance (DTM or DTZ, in plies) the tables give: the best moves.
+
+    The tables' own definition, from the root's value rather than from a
+    formula on the children's: with `distance` d > 0 (mate or zeroing in d
+    plies) a best move leaves the opponent `probe` = -(d - 1), or mates when
+    d = 1; with d < 0 (the longest resistance) it leaves the opponent d' =
+    |d| - 1.  A zeroing move (capture, pawn move) starts a new count: it
+    keeps a distance only when that distance is 1.
+    """
+    best = set()
+    for move in board.legal_moves:
+        zeroing = board.is_zeroing(move)
+        child = board.copy(stack=False)
+        child.push(move)
+        if child.is_checkmate():
+            kept = distance == 1
+        elif zeroing or distance == 0:
+            kept = False
+        else:
+            kept = probe(child) == (-(distance - 1) if distance > 0 else -distance - 1)
+        if kept:
+            best.add(move)
+    assert best, f"no move keeps the distance {distance} in {board.fen()}"
+    return best
+
+
+def child_wdl(referee, board: chess.Board, move: chess.Move) -> int:
+    """Syzygy's WDL for the opponent after `move`."""
+    child = board.copy(stack=False)
+    child.push(move)
+    return -2 if child.is_checkmate() else referee.probe_wdl(child)
 
 
 # --- paths: never an exception, always an explanation -----------------------------------------
@@ -198,20 +222,23 @@ def test_damaged_table_costs_the_probe_not_the_game(tables) -> None:
 def test_root_keeps_only_the_quickest_mates(tables, gaviota) -> None:
     board = chess.Board(KRK_ROOK_ATTACKED)
     result = tables.root_moves(board)
-    distances = {move: dtm_after(gaviota, board, move) for move in board.legal_moves}
-    assert 0 in distances.values(), "some moves should drop the rook"
-    quickest = min(dtm for dtm in distances.values() if dtm > 0)
-    assert result is not None and set(result.moves) == {m for m, dtm in distances.items() if dtm == quickest}
-    assert result.score == MATE - quickest
+    dtm = gaviota.probe_dtm(board)
+    assert dtm == 31
+    quickest = keeping_the_distance(board, dtm, gaviota.probe_dtm)
+    assert len(quickest) < board.legal_moves.count()  # others are slower or drop the rook
+    assert result is not None and set(result.moves) == quickest
+    assert result.score == MATE - dtm
 
 
 def test_root_keeps_the_longest_resistance(tables, gaviota) -> None:
     board = chess.Board("8/8/8/4k3/8/8/8/K6R b - - 0 1")
     result = tables.root_moves(board)
-    distances = {move: dtm_after(gaviota, board, move) for move in board.legal_moves}
-    longest = min(distances.values())  # most negative: mated latest
-    assert set(result.moves) == {move for move, dtm in distances.items() if dtm == longest}
-    assert result.score == -MATE - longest
+    dtm = gaviota.probe_dtm(board)
+    assert dtm < 0
+    longest = keeping_the_distance(board, dtm, gaviota.probe_dtm)
+    assert len(longest) < board.legal_moves.count()
+    assert set(result.moves) == longest
+    assert result.score == -MATE - dtm
 
 
 def test_root_respects_searchmoves(tables) -> None:
@@ -251,18 +278,6 @@ def syzygy(referee) -> Tablebases:
     tablebases.close()
 
 
-def dtz_after(referee, board: chess.Board, move: chess.Move) -> int:
-    """Plies to the next zeroing move for the mover after `move` (negative: losing; 0: draw)."""
-    board = board.copy()
-    board.push(move)
-    if board.is_checkmate():
-        return 1
-    if board.halfmove_clock == 0:
-        return {2: -1, 1: -101, 0: 0, -1: 101, -2: 1}[referee.probe_wdl(board)]
-    dtz = referee.probe_dtz(board)
-    return -dtz - (dtz > 0) + (dtz < 0)
-
-
 def test_dtz_rank_follows_the_fifty_move_budget() -> None:
     assert dtz_rank(5, 0) > dtz_rank(30, 0) > dtz_rank(5, 90) > 0  # nearer zeroing first
     assert is_decided(dtz_rank(20, 80))  # zeroes on ply 100: still a win
@@ -277,27 +292,28 @@ def test_dtz_rank_follows_the_fifty_move_budget() -> None:
 def test_syzygy_root_keeps_the_quickest_progress(syzygy, referee) -> None:
     board = chess.Board(KRK_ROOK_ATTACKED)
     result = syzygy.root_moves(board)
-    distances = {move: dtz_after(referee, board, move) for move in board.legal_moves}
-    quickest = min(dtz for dtz in distances.values() if dtz > 0)
-    assert set(result.moves) == {move for move, dtz in distances.items() if dtz == quickest}
-    assert result.score == TB_WIN - quickest
+    dtz = referee.probe_dtz(board)
+    assert dtz == 31
+    quickest = keeping_the_distance(board, dtz, referee.probe_dtz)
+    assert any(child_wdl(referee, board, move) == 0 for move in board.legal_moves)  # some drop the rook
+    assert set(result.moves) == quickest
+    assert result.score == TB_WIN - dtz
     assert syzygy.hits > 0
 
 
 def test_syzygy_root_keeps_the_longest_resistance(syzygy, referee) -> None:
     board = chess.Board("1k6/8/8/R1KB4/8/3r4/8/8 b - - 0 1")  # KRBvKR
     result = syzygy.root_moves(board)
-    distances = {move: dtz_after(referee, board, move) for move in board.legal_moves}
-    longest = min(distances.values())
-    assert longest == -90 and max(distances.values()) < 0
-    assert set(result.moves) == {move for move, dtz in distances.items() if dtz == longest}
+    assert (referee.probe_wdl(board), referee.probe_dtz(board)) == (-2, -90)
+    assert all(child_wdl(referee, board, move) == 2 for move in board.legal_moves)  # every move loses
+    assert set(result.moves) == keeping_the_distance(board, -90, referee.probe_dtz) == {chess.Move.from_uci("d3g3")}
     assert result.score == -TB_WIN + 90
 
 
 def test_syzygy_root_keeps_every_draw(syzygy, referee) -> None:
     board = chess.Board("8/8/7r/8/3R4/1k6/8/K7 w - - 0 1")  # KRvKR: most moves lose
     result = syzygy.root_moves(board)
-    draws = {move for move in board.legal_moves if dtz_after(referee, board, move) == 0}
+    draws = {move for move in board.legal_moves if child_wdl(referee, board, move) == 0}
     assert 0 < len(draws) < board.legal_moves.count()
     assert set(result.moves) == draws and result.score == 0
 
@@ -314,7 +330,8 @@ def test_syzygy_root_near_the_fifty_move_rule(syzygy, referee, clock, won) -> No
     # clock of 69, too late with 70 (a cursed win, scored barely above a draw).
     board = chess.Board(KRK_ROOK_ATTACKED.replace(" 0 1", f" {clock} 60"))
     result = syzygy.root_moves(board)
-    assert {dtz_after(referee, board, move) for move in result.moves} == {31}
+    assert referee.probe_dtz(board) == 31 and (31 + clock <= 100) == won
+    assert set(result.moves) == keeping_the_distance(board, 31, referee.probe_dtz)
     assert result.score == TB_WIN - 31 if won else 0 < result.score < 50
 
 
@@ -407,7 +424,8 @@ def test_tbhits_in_info(tb_engine) -> None:
 def test_engine_keeps_the_win_when_only_some_moves_win(tb_engine, gaviota) -> None:
     board = chess.Board(KRK_ROOK_ATTACKED)
     result = tb_engine.play(board, chess.engine.Limit(nodes=50), game="filter", info=chess.engine.INFO_ALL)
-    assert dtm_after(gaviota, board, result.move) == 31, f"{result.move} is not a quickest win"
+    assert gaviota.probe_dtm(board) == 31
+    assert result.move in keeping_the_distance(board, 31, gaviota.probe_dtm), f"{result.move} is not a quickest win"
     assert result.info["score"].relative == chess.engine.Mate(16)
 
 
@@ -441,7 +459,7 @@ def test_empty_path_is_silent(raw) -> None:
 
 def longest_defence(gaviota, board: chess.Board) -> chess.Move:
     """The defender's move that puts mate furthest off (the tables' best defence)."""
-    return min(board.legal_moves, key=lambda move: dtm_after(gaviota, board, move))
+    return min(keeping_the_distance(board, gaviota.probe_dtm(board), gaviota.probe_dtm), key=lambda move: move.uci())
 
 
 @pytest.mark.parametrize("defender", ["tables", "engine"])

@@ -15,7 +15,7 @@ def test_infinite_and_depth_only_have_no_time_limit() -> None:
 
 def test_movetime_uses_the_time_minus_overhead() -> None:
     budget = allocate(Limits(movetime=1000), chess.WHITE, move_overhead=50)
-    assert budget.hard == budget.soft == 950
+    assert budget.hard == 950 and budget.soft is None  # all of it: no soft limit to stop earlier
 
 
 @pytest.mark.parametrize("time_left, inc, mtg", [

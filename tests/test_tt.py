@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import chess
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from search import alphabeta
+from search.alphabeta import AlphaBeta
 from search.features import Features
 from search.position import Position
 from search.tt import TranspositionTable, decode, decode_move, encode_move, score_from_tt
-from search.types import EXACT, LOWER, MATE, UPPER
+from search.types import EXACT, INFINITY, LOWER, MATE, UPPER
 
 moves = st.builds(
     chess.Move,
@@ -119,3 +120,89 @@ def test_the_search_reads_entries_as_decode_does(monkeypatch: pytest.MonkeyPatch
     table.store(pos.key, 1, LOWER, 900, move, ply=1)  # too shallow to cut: only its move is used
     tree.alphabeta(2, 500, 501, 1)
     assert hash_moves[0] == decode(table.probe_data(pos.key))[3] == encode_move(move)
+
+
+# --- the same, through the search: what alpha-beta reads back is what was stored -------------
+
+
+def window_settled_by(bound: int, score: int) -> int:
+    """Alpha of a null window (alpha, alpha + 1) that an entry of this bound and score settles."""
+    return score - 1 if bound in (EXACT, LOWER) else score  # LOWER: score >= beta; UPPER: score <= alpha
+
+
+class RecordingPosition(Position):
+    """A Position that remembers the moves played on it."""
+
+    def __init__(self, board: chess.Board) -> None:
+        super().__init__(board)
+        self.pushed: list[chess.Move] = []
+
+    def push(self, move: chess.Move) -> None:
+        self.pushed.append(move)
+        super().push(move)
+
+
+def stored_tree(board: chess.Board, depth: int, bound: int, score: int, move: chess.Move | None,
+                ply: int, generation: int, position: type[Position] = Position) -> AlphaBeta:
+    table = TranspositionTable(1)
+    table.generation = generation  # the generation bits sit above the move: they must be masked off
+    pos = position(board.copy())
+    table.store(pos.key, depth, bound, score, move, ply)
+    return AlphaBeta(pos, table, Features())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    depth=st.integers(1, 8),
+    extra=st.integers(0, 247),
+    bound=st.sampled_from([EXACT, LOWER, UPPER]),
+    score=st.integers(-(MATE - 200), MATE - 200),
+    ply=st.integers(0, 40),
+    generation=st.integers(0, 255),
+)
+@example(depth=1, extra=127, bound=LOWER, score=-3, ply=1, generation=255)  # all 8 depth bits
+def test_search_returns_a_stored_score_without_searching(depth, extra, bound, score, ply, generation) -> None:
+    """A deep enough entry whose bound settles a null window is the node's value, read back exactly."""
+    tree = stored_tree(chess.Board(), depth + extra, bound, score, chess.Move.from_uci("h2h3"), ply, generation)
+    alpha = window_settled_by(bound, score)
+    assert tree.alphabeta(depth, alpha, alpha + 1, ply) == score
+    assert tree.nodes == 1  # no move was searched
+
+
+@pytest.mark.parametrize("stored_ply, probe_ply", [(4, 2), (2, 9)])
+@pytest.mark.parametrize("score", [MATE - 7, -(MATE - 9)])
+def test_search_reads_mate_scores_relative_to_the_node(stored_ply, probe_ply, score) -> None:
+    """A mate k plies from the node is k plies from it wherever the node is met again."""
+    tree = stored_tree(chess.Board(), 5, EXACT, score, None, stored_ply, 3)
+    expected = score + stored_ply - probe_ply if score > 0 else score - stored_ply + probe_ply
+    alpha = expected - 1
+    assert tree.alphabeta(3, alpha, alpha + 1, probe_ply) == expected and tree.nodes == 1
+
+
+@pytest.mark.parametrize("depth_short, bound, offset", [
+    (1, EXACT, 0),      # too shallow
+    (0, LOWER, 1),      # a lower bound below beta
+    (0, UPPER, -1),     # an upper bound above alpha
+])
+def test_search_searches_when_the_entry_does_not_settle_the_node(depth_short, bound, offset) -> None:
+    depth, score = 3, 40
+    tree = stored_tree(chess.Board(), depth - depth_short, bound, score, None, 2, 0)
+    alpha = window_settled_by(bound, score) + offset
+    tree.alphabeta(depth, alpha, alpha + 1, 2)
+    assert tree.nodes > 1
+
+
+@pytest.mark.parametrize("fen, uci", [
+    (chess.STARTING_FEN, "h2h3"),                         # a quiet move ordering puts late
+    ("8/P6k/8/8/8/8/8/K7 w - - 0 1", "a7a8n"),           # an underpromotion: the promotion bits
+    ("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", "e1c1"),     # castling
+])
+@settings(max_examples=20, deadline=None)
+@given(generation=st.integers(0, 255))
+def test_search_tries_the_stored_move_first(fen, uci, generation) -> None:
+    board = chess.Board(fen)
+    move = chess.Move.from_uci(uci)
+    assert move in board.legal_moves
+    tree = stored_tree(board, 1, LOWER, -500, move, 0, generation, RecordingPosition)
+    tree.alphabeta(2, -INFINITY, INFINITY, 0)  # a PV node, and too shallow an entry: it only orders
+    assert tree.pos.pushed[0] == move

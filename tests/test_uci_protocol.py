@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from search.alphabeta import CHECK_EVERY
 from search.timeman import Limits
 from uci_engine.output import Output
 from uci_engine.position_cmd import MAX_GO_VALUE, board_from_fen, parse_go, parse_position
@@ -599,9 +600,38 @@ def test_setoption_hash_out_of_range_is_clamped(uci):
 def test_setoption_multiword_names_and_button(uci):
     uci.send("setoption name Move Overhead value 50")
     assert uci.engine.options["Move Overhead"] == 50
+    uci.send("go depth 3")
+    uci.wait_for_bestmoves()
+    table = uci.engine.searcher.tt
+    root = chess.polyglot.zobrist_hash(chess.Board())
+    assert table.used > 0 and table.probe_data(root) != 0
     uci.send("setoption name Clear Hash")
     assert uci.info_strings() == []
+    assert table.used == 0 and table.hashfull() == 0 and table.probe_data(root) == 0
 
+
+def last_info_nodes(harness: Harness) -> int:
+    return int([line for line in harness.lines() if line.startswith("info depth")][-1].split(" nodes ")[1].split()[0])
+
+
+@pytest.mark.parametrize("clear", [True, False])
+def test_clear_hash_makes_the_next_search_a_fresh_engines(clear):
+    """After Clear Hash (TT and move-ordering tables) a search is the one a new engine makes."""
+    fresh = Harness()
+    fresh.send("position startpos moves e2e4 e7e5 g1f3")
+    fresh.send("go depth 4")
+    fresh.wait_for_bestmoves()
+    used = Harness()
+    used.send("position startpos moves e2e4 e7e5")
+    used.send("go depth 5")
+    used.wait_for_bestmoves()
+    if clear:
+        used.send("setoption name Clear Hash")
+    used.send("position startpos moves e2e4 e7e5 g1f3")
+    used.send("go depth 4")
+    used.wait_for_bestmoves(2)
+    # Without the clear, what the first search learnt changes the tree (the control).
+    assert (last_info_nodes(used) == last_info_nodes(fresh)) == clear
 
 @pytest.mark.parametrize("line", ["setoption", "setoption name", "setoption value 3", "setoption name Foo value 1",
                                   "setoption name Hash"])
@@ -757,8 +787,12 @@ def test_go_tiny_limits_still_give_a_legal_move(uci, go):
     assert_legal_bestmove(line, chess.Board(KIWIPETE))
 
 
-def test_go_nodes_limit(uci):
-    uci.send(f"position fen {KIWIPETE}")
-    uci.send("go nodes 300")
+@pytest.mark.parametrize("nodes", [100, 1000, 5000])
+def test_go_nodes_limit(uci, nodes):
+    uci.send(f"go nodes {nodes}")
     (line,) = uci.wait_for_bestmoves()
-    assert_legal_bestmove(line, chess.Board(KIWIPETE))
+    assert_legal_bestmove(line, chess.Board())
+    reported = [int(info.split(" nodes ")[1].split()[0]) for info in uci.lines() if info.startswith("info depth")]
+    assert reported, "depth 1 takes fewer nodes than any of these limits"
+    # The count is looked at every CHECK_EVERY nodes: the search stops at the first look past the limit.
+    assert max(reported) < nodes + CHECK_EVERY

@@ -81,10 +81,14 @@ class Options:
         value, warning = option.parse(text)
         messages = [warning] if warning else []
         if value is not None:
-            option.value = value
+            previous, option.value = option.value, value
             callback = self._callbacks.get(option.name.lower())
             if callback:
-                callback(option)
+                try:
+                    callback(option)
+                except Exception:
+                    option.value = previous  # not applied: the option keeps saying what is in force
+                    raise
         return messages
 
 
