@@ -54,6 +54,18 @@ def wait_until(condition, timeout: float = 20.0) -> bool:
     return condition()
 
 
+def set_threads(engine: RawEngine, threads: int) -> set[int]:
+    """`setoption Threads`; the helper processes' pids once all of them are up."""
+    engine.send(f"setoption name Threads value {threads}")
+    engine.sync()
+    assert wait_until(lambda: len(helper_pids(engine.proc.pid)) == threads - 1)
+    return helper_pids(engine.proc.pid)
+
+
+def all_gone(pids: set[int]) -> bool:
+    return wait_until(lambda: not any(alive(pid) for pid in pids))
+
+
 @pytest.fixture
 def engine(engine_cmd, repo_root, engine_env, tmp_path):
     engine = RawEngine(engine_cmd, repo_root, engine_env, tmp_path / "stderr.txt")
@@ -131,57 +143,40 @@ def test_a_dead_helper_is_reported_and_the_search_carries_on() -> None:
 @needs_proc
 def test_threads_option_starts_and_ends_helper_processes(engine) -> None:
     pid = engine.proc.pid
-    engine.send("setoption name Threads value 3")
-    engine.sync()
-    assert wait_until(lambda: len(helper_pids(pid)) == 2)
+    set_threads(engine, 3)
     engine.send("position startpos moves e2e4")
     engine.send("go depth 5")
     engine.bestmove(chess.Board(fen="rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"))
-    engine.send("setoption name Threads value 1")
-    engine.sync()
-    assert wait_until(lambda: not helper_pids(pid))
-    engine.send("setoption name Threads value 2")
-    engine.sync()
-    helpers = helper_pids(pid)
-    assert wait_until(lambda: len(helper_pids(pid)) == 1)
-    helpers = helper_pids(pid)
+    set_threads(engine, 1)
+    helpers = set_threads(engine, 2)
     engine.send("quit")
     assert engine.wait_exit() == 0
-    assert wait_until(lambda: not any(alive(helper) for helper in helpers))
+    assert all_gone(helpers)
 
 
 @needs_proc
 def test_end_of_input_ends_the_helpers_too(engine) -> None:
-    engine.send("setoption name Threads value 2")
-    engine.sync()
-    assert wait_until(lambda: len(helper_pids(engine.proc.pid)) == 1)
-    helpers = helper_pids(engine.proc.pid)
+    helpers = set_threads(engine, 2)
     engine.send("go infinite")
     time.sleep(0.3)
     engine.proc.stdin.close()
     assert engine.wait_exit() == 0
-    assert wait_until(lambda: not any(alive(helper) for helper in helpers))
+    assert all_gone(helpers)
 
 
 @needs_proc
 def test_helpers_do_not_outlive_a_killed_engine(engine) -> None:
-    engine.send("setoption name Threads value 3")
-    engine.sync()
-    assert wait_until(lambda: len(helper_pids(engine.proc.pid)) == 2)
-    helpers = helper_pids(engine.proc.pid)
+    helpers = set_threads(engine, 3)
     engine.send("go infinite")
     time.sleep(0.5)  # the helpers are searching
     os.kill(engine.proc.pid, signal.SIGKILL)
     engine.proc.wait(timeout=10)
-    assert wait_until(lambda: not any(alive(helper) for helper in helpers))
+    assert all_gone(helpers)
 
 
 @needs_proc
 def test_a_killed_helper_is_named_and_the_engine_keeps_playing(engine) -> None:
-    engine.send("setoption name Threads value 2")
-    engine.sync()
-    assert wait_until(lambda: len(helper_pids(engine.proc.pid)) == 1)
-    (helper,) = helper_pids(engine.proc.pid)
+    (helper,) = set_threads(engine, 2)
     os.kill(helper, signal.SIGKILL)
     for _ in range(2):
         engine.send("go depth 4")  # not `movetime`: from the start position that is a book move

@@ -93,6 +93,7 @@ class Harness:
 
     def close(self) -> None:
         self.engine.wait_for_search()
+        self.engine.searcher.close()  # helper processes, if a test set Threads
 
 
 @pytest.fixture

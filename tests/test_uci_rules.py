@@ -19,7 +19,7 @@ import pytest
 import search.driver
 from tests.fake_clock import install_node_clock
 from tests.test_book import entry, write_book
-from tests.test_uci_protocol import GUARD, Harness, assert_legal_bestmove, bestmove_of
+from tests.test_uci_protocol import GUARD, Harness, assert_legal_bestmove, bestmove_of, uci  # noqa: F401 (fixture)
 
 KQK = "8/8/8/4k3/8/8/8/4K2Q w - - 0 1"
 CASTLING = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"
@@ -37,15 +37,6 @@ class WaitSpy(threading.Event):
     def wait(self, timeout: float | None = None) -> bool:
         self.waiting.set()
         return super().wait(timeout)
-
-
-@pytest.fixture
-def uci():
-    harness = Harness()
-    try:
-        yield harness
-    finally:
-        harness.close()
 
 
 def infos(lines: list[str]) -> list[str]:
