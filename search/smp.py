@@ -334,7 +334,7 @@ class ParallelSearcher(Searcher):
             self.tt = SharedTranspositionTable(self.hash_mb)
             self.pool = HelperPool(threads - 1, self.tt.name)
         else:
-            self.tt = self._list_table(self.hash_mb)
+            self.tt = TranspositionTable(self.hash_mb)
 
     def resize_hash(self, megabytes: int) -> None:
         """`Hash`: the whole table, shared by every process, in `megabytes`."""
@@ -405,7 +405,7 @@ class ParallelSearcher(Searcher):
             self._sent_setup = None
         if isinstance(self.tt, SharedTranspositionTable):
             self.tt.close()
-            self.tt = self._list_table(self.hash_mb)
+            self.tt = TranspositionTable(self.hash_mb)
 
     def _serialised_net(self) -> bytes | None:
         """The net's file bytes, computed once per net."""
@@ -426,7 +426,3 @@ class ParallelSearcher(Searcher):
         if setup != self._sent_setup:
             pool.broadcast(("setup", setup))
             self._sent_setup = setup
-
-    @staticmethod
-    def _list_table(megabytes: int) -> TranspositionTable:
-        return TranspositionTable(megabytes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -66,6 +67,17 @@ def all_gone(pids: set[int]) -> bool:
     return wait_until(lambda: not any(alive(pid) for pid in pids))
 
 
+@contextlib.contextmanager
+def parallel(threads: int):
+    """A ParallelSearcher with `threads` processes, its helpers ended afterwards."""
+    searcher = ParallelSearcher(16)
+    searcher.set_threads(threads)
+    try:
+        yield searcher
+    finally:
+        searcher.close()
+
+
 @pytest.fixture
 def engine(engine_cmd, repo_root, engine_env, tmp_path):
     engine = RawEngine(engine_cmd, repo_root, engine_env, tmp_path / "stderr.txt")
@@ -93,10 +105,8 @@ def test_one_thread_is_the_plain_searcher_node_for_node() -> None:
 
 
 def test_helpers_search_and_their_nodes_are_counted() -> None:
-    searcher = ParallelSearcher(16)
-    searcher.set_threads(2)
     reports = []
-    try:
+    with parallel(2) as searcher:
         for hash_mb in (16, 4):  # after a Hash change the helper searches the new table
             searcher.resize_hash(hash_mb)
             result = searcher.search(chess.Board(), Limits(depth=6), on_iteration=reports.append)
@@ -107,24 +117,16 @@ def test_helpers_search_and_their_nodes_are_counted() -> None:
             assert result.nodes >= reports[-1].nodes >= helper_nodes
             assert searcher.tt.mask + 1 == hash_mb * 1024 * 1024 // 16
         assert searcher.take_problems() == []
-    finally:
-        searcher.close()
 
 
 def test_without_helpers_the_helpers_stay_idle() -> None:
-    searcher = ParallelSearcher(16)
-    searcher.set_threads(2)
-    try:
+    with parallel(2) as searcher:
         searcher.search(chess.Board(), Limits(depth=4), helpers=False)
         assert searcher.pool.nodes() == 0
-    finally:
-        searcher.close()
 
 
 def test_a_dead_helper_is_reported_and_the_search_carries_on() -> None:
-    searcher = ParallelSearcher(16)
-    searcher.set_threads(3)
-    try:
+    with parallel(3) as searcher:
         victim = searcher.pool.helpers[0].process
         victim.kill()
         victim.join(timeout=10)
@@ -133,8 +135,6 @@ def test_a_dead_helper_is_reported_and_the_search_carries_on() -> None:
         problems = searcher.take_problems()
         assert len(problems) == 1 and victim.name in problems[0] and "2 processes" in problems[0]
         assert len(searcher.pool) == 1
-    finally:
-        searcher.close()
 
 
 # --- the engine as a process ----------------------------------------------------------------
@@ -245,33 +245,25 @@ def test_a_deeper_helper_result_is_played_and_a_shallower_or_illegal_one_is_not(
 
 
 def test_helpers_publish_their_deepest_finished_depth() -> None:
-    searcher = ParallelSearcher(16)
-    searcher.set_threads(2)
-    try:
+    with parallel(2) as searcher:
         searcher.search(chess.Board(), Limits(depth=5))
         searcher.pool.wait_done()
         depth, score, move, reply = searcher.pool.deepest()
         # The main search stops the helper when it is done: somewhere past its first depths.
         assert 2 <= depth <= 5 and move in chess.Board().legal_moves and abs(score) < 300
-    finally:
-        searcher.close()
 
 
 # --- the other search features keep working with helpers --------------------------------------
 
 
 def test_multipv_and_searchmoves_with_helpers() -> None:
-    searcher = ParallelSearcher(16)
-    searcher.set_threads(2)
-    try:
+    with parallel(2) as searcher:
         board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
         result = searcher.search(board, Limits(depth=4), multipv=3)
         assert len(result.lines) == 3 and len({line.pv[0] for line in result.lines}) == 3
         assert [line.multipv for line in result.lines] == [1, 2, 3]
         result = searcher.search(board, Limits(depth=4, searchmoves=["a2a3", "h2h3"]))
         assert result.best_move.uci() in ("a2a3", "h2h3")
-    finally:
-        searcher.close()
 
 
 def test_helpers_open_the_main_process_tablebases(shared_dir: Path) -> None:
