@@ -19,7 +19,70 @@ def test_analyse_mode_searches_instead_of_using_the_book(engine) -> None:
 # --- UCI_Chess960 ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("start", [0, 518, 959, 123])
+def castling_path(board: chess.Board, color: chess.Color) -> chess.Bitboard:
+    """Squares that must be empty before `color` may castle: what king and rook cross and where they land."""
+    king = board.king(color)
+    back_rank = chess.BB_RANK_1 if color == chess.WHITE else chess.BB_RANK_8
+    path = 0
+    for rook in chess.scan_forward(board.castling_rights & back_rank):
+        king_to, rook_to = (chess.G1, chess.F1) if rook > king else (chess.C1, chess.D1)
+        if color == chess.BLACK:
+            king_to, rook_to = chess.square_mirror(king_to), chess.square_mirror(rook_to)
+        travel = (chess.between(king, rook) | chess.between(king, king_to) | chess.between(rook, rook_to)
+                  | chess.BB_SQUARES[king_to] | chess.BB_SQUARES[rook_to])
+        path |= travel & ~(chess.BB_SQUARES[king] | chess.BB_SQUARES[rook])
+    return path
+
+
+def castling_keeping(board: chess.Board) -> list[chess.Move]:
+    """Moves that keep every castling right: no castling, no king move, no castling-rook move."""
+    return [move for move in board.legal_moves
+            if not board.is_castling(move) and move.from_square != board.king(board.turn)
+            and not chess.BB_SQUARES[move.from_square] & board.castling_rights]
+
+
+def castling_clearing(board: chess.Board, *, off_path: bool = True) -> list[chess.Move]:
+    """Rights-keeping moves that do not block castling more: off the squares it needs (or, with
+    `off_path` false, any that stay off them)."""
+    path = castling_path(board, board.turn)
+    return [move for move in castling_keeping(board) if not chess.BB_SQUARES[move.to_square] & path
+            and (not off_path or chess.BB_SQUARES[move.from_square] & path)]
+
+
+def played_again(board: chess.Board, move: chess.Move) -> chess.Board:
+    """The position after `move` with the same side to move: a plan the opponent lets happen."""
+    after = board.copy(stack=False)
+    after.push(move)
+    after.turn = board.turn
+    return after
+
+
+def can_clear(board: chess.Board, plies: int) -> bool:
+    """Whether the side to move can take a piece off the castling squares within `plies` more moves of its own."""
+    return bool(castling_clearing(board)) or plies > 0 and any(
+        can_clear(played_again(board, move), plies - 1) for move in castling_clearing(board, off_path=False))
+
+
+def castling_steer(board: chess.Board) -> list[chess.Move] | None:
+    """The root moves that lead the side to move towards castling, whatever the engine's taste.
+
+    Castle when legal; else clear a square castling needs; else make the first move of the
+    shortest plan (up to three own moves) that clears one, such as a pawn move that frees a
+    boxed-in bishop; else just keep the rights.
+    """
+    castling = [move for move in board.legal_moves if board.is_castling(move)]
+    if castling:
+        return castling
+    keeping = castling_clearing(board, off_path=False) or castling_keeping(board)
+    for plies in range(-1, 3):
+        towards = castling_clearing(board) if plies < 0 else [
+            move for move in keeping if can_clear(played_again(board, move), plies)]
+        if towards:
+            return towards
+    return keeping or None
+
+
+@pytest.mark.parametrize("start", [0, 518, 959, 123, 253])
 def test_chess960_game_through_the_client(engine, start: int) -> None:
     """Fischer random games from several starts: every move the engine plays is legal, castling included.
 
@@ -29,16 +92,11 @@ def test_chess960_game_through_the_client(engine, start: int) -> None:
     board = chess.Board.from_chess960_pos(start)
     castled = {chess.WHITE: 0, chess.BLACK: 0}
     while not board.is_game_over() and board.ply() < 60:
-        # Each side is steered (searchmoves) to keep its castling rights and to castle
-        # as soon as it may, so every game castles: the notation is exercised both ways,
-        # in `go searchmoves` and in `bestmove`.
+        # Each side is steered (searchmoves) towards castling until it has castled, so every
+        # game castles: the notation is exercised both ways, in `go searchmoves` and in `bestmove`.
         root_moves = None
         if not castled[board.turn] and board.has_castling_rights(board.turn):
-            castling = [move for move in board.legal_moves if board.is_castling(move)]
-            keeping = [move for move in board.legal_moves
-                       if not board.is_castling(move) and move.from_square != board.king(board.turn)
-                       and not chess.BB_SQUARES[move.from_square] & board.castling_rights]
-            root_moves = castling or keeping or None
+            root_moves = castling_steer(board)
         result = engine.play(board, chess.engine.Limit(nodes=300 + 50 * (board.ply() % 5)), root_moves=root_moves)
         assert result.move in board.legal_moves, (board.fen(), result.move)
         if root_moves:

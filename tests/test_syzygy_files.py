@@ -26,6 +26,11 @@ ALL_TABLES = "Syzygy: 36 WDL and 36 DTZ tables, up to 5 pieces"
 KQK = "8/8/8/4k3/8/8/8/K6Q w - - 0 1"
 #: Six pieces, beyond the tables at the root; captures lead into them.
 SIX_PIECES = "8/4k3/8/8/3r4/8/1n1R4/K5Q1 w - - 0 1"
+#: Five pieces, beyond the tables at the root. Rxd5 leads into a won four-piece table; the earliest
+#: second capture is the black king taking the rook on ply 6 (after two rook checks), where a
+#: depth-4 search, even with both check extensions, has no depth left to probe. So the limit
+#: decides the probes whatever the evaluation prefers.
+ONE_CAPTURE_FROM_FOUR = "7k/8/8/3p4/P7/8/8/K2R4 w - - 0 1"
 #: Six pieces; Rxd4 or Bxd4 leads into KRBvKR.
 INTO_KRBKR = "r3k3/8/8/8/3n4/4B3/8/3R2K1 w - - 0 1"
 
@@ -106,8 +111,8 @@ def test_syzygy_and_gaviota_together(engine_cmd, repo_root, engine_env, syzygy_d
 def test_probe_limit_is_honoured(engine_cmd, repo_root, engine_env, syzygy_dir, limit, probed) -> None:
     with guarded_engine(engine_cmd, repo_root, engine_env) as engine:
         engine.configure({"OwnBook": False, "SyzygyPath": str(syzygy_dir), "SyzygyProbeLimit": limit})
-        info = engine.analyse(chess.Board(SIX_PIECES), chess.engine.Limit(depth=4))
-        # Qxd4 and more captures lead into won four-piece tables: found by probing them.
+        info = engine.analyse(chess.Board(ONE_CAPTURE_FROM_FOUR), chess.engine.Limit(depth=4))
+        # Rxd5 leads into a won four-piece table: found by probing it, unless the limit is below four.
         assert (info["tbhits"] > 0) == probed, info
         assert (info["score"].relative > chess.engine.Cp(20000)) == probed, info
         # The root still uses the tables whatever the limit.
