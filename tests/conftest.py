@@ -7,10 +7,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.uci_process import RawEngine, guarded_engine
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# No per-example deadline anywhere (CI's profile already has none): a loaded machine can stall
+# any example, and the tests assert behaviour, never timings. The rest of the profile in force
+# (CI's derandomised one in CI) is kept.
+settings.register_profile("pawnstorm", parent=settings.default, deadline=None)
+settings.load_profile("pawnstorm")
 
 
 @pytest.fixture(scope="session")

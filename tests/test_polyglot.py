@@ -50,7 +50,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 #: Hang guard for one read (a move under `st 1` takes about a second).
-READ_GUARD = 20.0
+READ_GUARD = 30.0
 #: Plies each side plays in the game tests.
 MOVES_PER_SIDE = 8
 #: xboard thinking output: ply score time(cs) nodes pv.
@@ -290,9 +290,9 @@ def quit_and_check_exit(xboard: XboardSession) -> None:
     """`quit` ends PolyGlot (exit code 0) and the engine it started."""
     assert xboard.engine_pids, "polyglot did not start the engine"
     xboard.send("quit")
-    code = xboard.wait_exit(timeout=10)
+    code = xboard.wait_exit(timeout=READ_GUARD)
     assert code == 0, f"polyglot exited with {code}\n{xboard.context()}"
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + READ_GUARD
     while any(is_alive(pid) for pid in xboard.engine_pids):
         if time.monotonic() > deadline:
             pytest.fail(f"the engine outlived polyglot's quit\n{xboard.context()}")

@@ -246,7 +246,13 @@ def test_a_deeper_helper_result_is_played_and_a_shallower_or_illegal_one_is_not(
 
 def test_helpers_publish_their_deepest_finished_depth() -> None:
     with parallel(2) as searcher:
-        searcher.search(chess.Board(), Limits(depth=5))
+        def hold_for_the_helper(iteration) -> None:
+            # The main search holds at its first depth until the helper has published its
+            # second, so a helper slow to start on a loaded machine is still seen.
+            if iteration.depth == 1:
+                assert wait_until(lambda: (searcher.pool.deepest() or (0,))[0] >= 2)
+
+        searcher.search(chess.Board(), Limits(depth=5), on_iteration=hold_for_the_helper)
         searcher.pool.wait_done()
         depth, score, move, reply = searcher.pool.deepest()
         # The main search stops the helper when it is done: somewhere past its first depths.
