@@ -35,11 +35,17 @@ CANDIDATE_LINES = 4
 BASE_NODES = 64
 ELO_PER_DOUBLING = 125
 SETTING_MIN, SETTING_MAX = 1000, 2000
-#: Calibration: two points on the least-squares line (setting -> Stockfish-
-#: scale Elo) through four 100-game matches against Stockfish 15.1's UCI_Elo
-#: ladder (docs/strength-limit.md, step 6).  A requested Elo is turned into a
-#: setting by that line.
+#: Calibration of the classical evaluation: two points on the least-squares
+#: line (setting -> Stockfish-scale Elo) through four 100-game matches against
+#: Stockfish 15.1's UCI_Elo ladder (docs/strength-limit.md, step 6).  A
+#: requested Elo is turned into a setting by the line of the evaluation in use.
 CALIBRATION = ((1350, 1280), (1700, 1464))
+#: With the learned evaluation every node is worth more: at setting 1768 (the
+#: classical line's 1500) the bundled net played +115.2 [+51.8, +187.2]
+#: against Stockfish's 1500 in 100 games (docs/strength-limit.md, step 7).
+#: Its line is the classical one shifted by that offset (same slope assumed:
+#: one point measures an offset, not a slope).
+NNUE_CALIBRATION = ((1350, 1395), (1700, 1579))
 #: Settings are kept within SETTING_MARGIN of the nominal scale: the top,
 #: 2200, is about full strength (49,667 nodes; docs/strength-limit.md,
 #: step 6), and the bottom keeps the extrapolation near the measured points.
@@ -60,21 +66,27 @@ WEAKNESS_MIN, WEAKNESS_MAX = 10, 120
 PUSH_SCALE = 128
 
 
-def setting_for(elo: int) -> float:
-    """The nominal setting that plays at `elo`, by linear interpolation of the calibration."""
-    (s1, e1), (s2, e2) = CALIBRATION
+def setting_for(elo: int, calibration: tuple[tuple[int, int], tuple[int, int]] = CALIBRATION) -> float:
+    """The nominal setting that plays at `elo`, by linear interpolation of a calibration."""
+    (s1, e1), (s2, e2) = calibration
     return s1 + (elo - e1) * (s2 - s1) / (e2 - e1)
 
 
 @dataclass(frozen=True)
 class StrengthLimit:
-    """Search settings for a requested Elo."""
+    """Search settings for a requested Elo, searching with the net (`learned`) or the classical evaluation.
+
+    With the net the weakest setting plays at about 1100 on its line
+    (extrapolated): a lower request gets that setting.
+    """
 
     elo: int
+    learned: bool = False
 
     @property
     def _setting(self) -> float:
-        setting = setting_for(min(max(self.elo, ELO_MIN), ELO_MAX))
+        calibration = NNUE_CALIBRATION if self.learned else CALIBRATION
+        setting = setting_for(min(max(self.elo, ELO_MIN), ELO_MAX), calibration)
         return min(max(setting, SETTING_MIN - SETTING_MARGIN), SETTING_MAX + SETTING_MARGIN)
 
     def nodes(self) -> int:

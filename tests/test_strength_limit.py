@@ -6,20 +6,31 @@ from collections import Counter
 
 import chess
 import chess.engine
+import pytest
 
 from search.strength import ELO_MAX, ELO_MIN, StrengthLimit
 from tests.test_client import MIDDLEGAME
+from tests.test_uci_protocol import uci  # noqa: F401 (fixture)
 
 E2E4, D2D4, C2C4, G2G4 = (chess.Move.from_uci(uci) for uci in ("e2e4", "d2d4", "c2c4", "g2g4"))
 
 
-def test_stronger_settings_search_more_and_push_less() -> None:
-    settings = [StrengthLimit(elo) for elo in range(ELO_MIN, ELO_MAX + 1, 100)]
+@pytest.mark.parametrize("learned", [False, True])
+def test_stronger_settings_search_more_and_push_less(learned: bool) -> None:
+    settings = [StrengthLimit(elo, learned) for elo in range(ELO_MIN, ELO_MAX + 1, 100)]
     nodes = [setting.nodes() for setting in settings]
     weakness = [setting.weakness() for setting in settings]
     assert nodes == sorted(nodes) and nodes[0] < nodes[-1]
     assert weakness == sorted(weakness, reverse=True) and 0 < weakness[-1] < weakness[0] < 128
-    assert StrengthLimit(ELO_MIN - 500).nodes() == StrengthLimit(ELO_MIN).nodes()
+    assert StrengthLimit(ELO_MIN - 500, learned).nodes() == StrengthLimit(ELO_MIN, learned).nodes()
+
+
+def test_the_net_gets_fewer_nodes_for_the_same_elo() -> None:
+    """Its nodes are worth more (docs/strength-limit.md, step 7): 1500 with the net is 1615 on the classical line."""
+    assert StrengthLimit(1500, learned=True).nodes() < StrengthLimit(1500).nodes()
+    assert StrengthLimit(1615, learned=True).nodes() == pytest.approx(StrengthLimit(1500).nodes(), rel=0.02)
+    for elo in range(ELO_MIN, ELO_MAX + 1, 50):
+        assert StrengthLimit(elo, learned=True).nodes() <= StrengthLimit(elo).nodes()
 
 
 def choices(elo: int, lines: list[tuple[chess.Move, int]], trials: int = 2000) -> Counter:
@@ -47,7 +58,7 @@ def test_single_line_and_mates_are_played_as_found() -> None:
 
 
 def test_limited_engine_keeps_to_its_node_budget(engine) -> None:
-    budget = StrengthLimit(1500).nodes()
+    budget = StrengthLimit(1500, learned=True).nodes()  # the engine plays with the bundled net
     engine.configure({"UCI_LimitStrength": True, "UCI_Elo": 1500, "OwnBook": False})
     board = chess.Board(MIDDLEGAME)
     result = engine.play(board, chess.engine.Limit(time=5), info=chess.engine.INFO_ALL)
@@ -56,6 +67,27 @@ def test_limited_engine_keeps_to_its_node_budget(engine) -> None:
     # which is finished whatever the budget, costs far less here).
     assert result.info["nodes"] <= budget + 64
     assert result.info.get("multipv", 1) == 1  # candidate lines are not shown
+
+
+@pytest.mark.parametrize("learned", [True, False])
+def test_the_budget_follows_the_evaluation_in_use(uci, monkeypatch, learned: bool) -> None:
+    """The net's calibration with `Use NNUE` on, the classical one with it off (in process: the
+    budget handed to the search is seen directly; `info nodes` only shows finished depths)."""
+    budgets = []
+    search = uci.engine.searcher.search
+
+    def spy(board, limits, **options):
+        budgets.append(limits.nodes)
+        return search(board, limits, **options)
+
+    monkeypatch.setattr(uci.engine.searcher, "search", spy)
+    for line in ("setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 1500",
+                 "setoption name OwnBook value false", f"setoption name Use NNUE value {str(learned).lower()}",
+                 "position startpos", "go depth 30"):
+        uci.send(line)
+    uci.wait_for_bestmoves()
+    assert budgets == [StrengthLimit(1500, learned).nodes()]
+    assert budgets[0] != StrengthLimit(1500, not learned).nodes()
 
 
 def test_limited_engine_finds_a_mate_in_one(engine) -> None:

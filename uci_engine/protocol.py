@@ -217,7 +217,8 @@ class UciEngine:
         show_wdl = bool(self.options["UCI_ShowWDL"])
         material_count = material(board)
         shown_lines = int(self.options["MultiPV"])
-        strength = StrengthLimit(int(self.options["UCI_Elo"])) if self.options["UCI_LimitStrength"] else None
+        strength = (StrengthLimit(int(self.options["UCI_Elo"]), learned=self.searcher.net is not None)
+                    if self.options["UCI_LimitStrength"] else None)
         if strength is not None:
             budget = strength.nodes()
             limits.nodes = budget if limits.nodes is None else min(limits.nodes, budget)
