@@ -45,7 +45,8 @@ CALIBRATION = ((1350, 1280), (1700, 1464))
 #: against Stockfish's 1500 in 100 games (docs/strength-limit.md, step 7).
 #: Its line is the classical one shifted by that offset (same slope assumed:
 #: one point measures an offset, not a slope).
-NNUE_CALIBRATION = ((1350, 1395), (1700, 1579))
+NNUE_OFFSET = 115
+NNUE_CALIBRATION = tuple((setting, elo + NNUE_OFFSET) for setting, elo in CALIBRATION)
 #: Settings are kept within SETTING_MARGIN of the nominal scale: the top,
 #: 2200, is about full strength (49,667 nodes; docs/strength-limit.md,
 #: step 6), and the bottom keeps the extrapolation near the measured points.
