@@ -74,9 +74,8 @@ def _evaluate_seconds(positions: list[Position], moves: list[list[chess.Move]]) 
     return total
 
 
-def measure(net: nnue.Net | None, fens: list[str], repeat: int) -> Cost:
-    """Per-move push+pop and per-node evaluate times (us) with `net` (None: classical)."""
-    boards = sample(fens)
+def measure(net: nnue.Net | None, boards: list[tuple[chess.Board, list[chess.Move]]], repeat: int) -> Cost:
+    """Per-move push+pop and per-node evaluate times (us) with `net` (None: classical) on `sample`'s boards."""
     positions = [Position(board.copy(), net) for board, _ in boards]
     moves = [legal for _, legal in boards]
     count = sum(len(legal) for legal in moves)
@@ -91,13 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
     try:
-        net = nnue.load(args.net) if args.net else nnue.load(nnue.BUNDLED)
+        net = nnue.load(args.net or nnue.BUNDLED)
     except nnue.NetError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    moves = sum(len(legal) for _, legal in sample(BENCH_FENS))
-    classical = measure(None, BENCH_FENS, args.repeat)
-    learned = measure(net, BENCH_FENS, args.repeat)
+    boards = sample(BENCH_FENS)
+    moves = sum(len(legal) for _, legal in boards)
+    classical = measure(None, boards, args.repeat)
+    learned = measure(net, boards, args.repeat)
     print(f"{moves} moves of {len(BENCH_FENS)} bench positions, min of {args.repeat} runs, us per operation")
     print(f"{'':12}{'push+pop':>10}{'evaluate':>10}{'node':>10}")
     for name, cost in (("classical", classical), ("net", learned)):
