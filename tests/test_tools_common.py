@@ -63,3 +63,36 @@ def test_datagen_adjudicates_its_self_play_like_the_tools(scores: list[int], ply
     verdict = adjudicate(scores, ply, resign_score=datagen.RESIGN_SCORE, resign_plies=datagen.RESIGN_PLIES,
                          draw_score=datagen.DRAW_SCORE, draw_plies=datagen.DRAW_PLIES, draw_after=datagen.DRAW_AFTER)
     assert datagen.adjudicate(scores, ply) == {"1-0": 2, "1/2-1/2": 1, "0-1": 0, None: None}[verdict]
+
+
+def test_elo_is_zero_at_an_even_score_and_antisymmetric() -> None:
+    from common import elo
+
+    assert elo(0.5) == 0
+    assert abs(elo(0.75) + elo(0.25)) < 1e-9
+    assert round(elo(0.75), 1) == 190.8
+
+
+def test_pentanomial_statistics_and_pooling_follow_the_pair_scores() -> None:
+    from common import pentanomial
+    from elo import pooled
+
+    pairs, mean, se = pentanomial([0, 0, 10, 0, 0])
+    assert (pairs, mean, se) == (10, 0.5, 0.0)
+    pairs, mean, se = pentanomial([1, 0, 0, 0, 1])
+    assert (pairs, mean) == (2, 0.5) and round(se, 6) == round((0.5 / 2) ** 0.5, 6)
+    one = pooled([[7, 13, 31, 28, 21]])
+    two = pooled([[7, 13, 31, 28, 21], [7, 13, 31, 28, 21]])
+    assert two[0] == 2 * one[0] and two[2] == one[2]
+    assert one[3] < two[3] < two[2] < two[4] < one[4]
+
+
+def test_sprt_llr_reproduces_the_shared_runner_and_leans_with_the_score() -> None:
+    from common import sprt_bounds, sprt_llr
+
+    # Session 17's Threads 2 vs 1 run: match.py --sprt 0 15 printed LLR +2.48.
+    assert round(sprt_llr([7, 13, 31, 28, 21], 0, 15), 2) == 2.48
+    assert sprt_llr([21, 28, 31, 13, 7], 0, 15) < 0
+    assert sprt_llr([0, 0, 50, 0, 0], 0, 15) == 0.0
+    lower, upper = sprt_bounds(0.05, 0.05)
+    assert round(upper, 2) == 2.94 and lower == -upper

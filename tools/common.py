@@ -190,3 +190,29 @@ def pentanomial(penta: Sequence[int]) -> tuple[int, float, float]:
     mean = sum(count * value for count, value in zip(penta, values)) / pairs
     variance = sum(count * (value - mean) ** 2 for count, value in zip(penta, values)) / (pairs - 1)
     return pairs, mean, math.sqrt(variance / pairs)
+
+
+def sprt_llr(penta: Sequence[int], elo0: float, elo1: float) -> float:
+    """Log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`) from game-pair counts.
+
+    The generalized SPRT on pentanomial pair scores in logistic Elo, the
+    formula of the shared runner's `--sprt`, so that runs can be pooled and
+    tested as one: LLR = n (s1 - s0) (2 m - s0 - s1) / (2 v), with m and v the
+    mean and (population) variance of the pair scores and s0, s1 the expected
+    scores at the two Elo values.
+    """
+    pairs = sum(penta)
+    if pairs < 2:
+        return 0.0
+    values = [i / 4 for i in range(5)]
+    mean = sum(count * value for count, value in zip(penta, values)) / pairs
+    variance = sum(count * (value - mean) ** 2 for count, value in zip(penta, values)) / pairs
+    if variance <= 0:
+        return 0.0
+    s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (elo0, elo1))
+    return pairs * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
+
+
+def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
+    """(lower, upper) LLR bounds of Wald's test: accept H0 below, H1 above."""
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
