@@ -162,6 +162,8 @@ def test_datagen_is_deterministic_resumable_and_labels_tree_positions(tmp_path: 
     for name in ("tree-0000.psd.gz", "play-0000.psd.gz"):
         (out / name).unlink()
     assert datagen.main(argv) == 0
+    total = len(game) + len(tree) + len(play)
+    assert f"2 chunks made; {total} positions" in capsys.readouterr().err  # said also without progress bar
     for name in ("tree-0000.psd.gz", "play-0000.psd.gz"):
         assert (out / name).read_bytes() == files[name], name
 

@@ -391,6 +391,7 @@ def main(argv: list[str] | None = None) -> int:
             bar.update(1)
             bar.set_postfix(positions=provenance["total_written"])
     bar.close()
+    print(f"{len(pending)} chunks made; {provenance['total_written']} positions in {args.out}", file=sys.stderr)
     return 0
 
 
