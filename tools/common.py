@@ -179,17 +179,22 @@ def elo(score: float) -> float:
     return -400 * math.log10(1 / score - 1)
 
 
+def _pair_moments(penta: Sequence[int]) -> tuple[int, float, float]:
+    """(pairs, mean pair score, sum of squared deviations) of game-pair counts; pair scores 0, 1/4, ..., 1."""
+    pairs = sum(penta)
+    values = [i / 4 for i in range(5)]
+    mean = sum(count * value for count, value in zip(penta, values)) / pairs
+    return pairs, mean, sum(count * (value - mean) ** 2 for count, value in zip(penta, values))
+
+
 def pentanomial(penta: Sequence[int]) -> tuple[int, float, float]:
     """(pairs, mean pair score, its standard error) of game-pair counts [LL, LD, DD/WL, WD, WW].
 
     Pair scores are 0, 1/4, ..., 1 (a fraction of the pair's 2 points); the
     error is the pair variance's (n - 1 denominator) over the pairs.
     """
-    pairs = sum(penta)
-    values = [i / 4 for i in range(5)]
-    mean = sum(count * value for count, value in zip(penta, values)) / pairs
-    variance = sum(count * (value - mean) ** 2 for count, value in zip(penta, values)) / (pairs - 1)
-    return pairs, mean, math.sqrt(variance / pairs)
+    pairs, mean, squares = _pair_moments(penta)
+    return pairs, mean, math.sqrt(squares / (pairs - 1) / pairs)
 
 
 def sprt_llr(penta: Sequence[int], elo0: float, elo1: float) -> float:
@@ -201,12 +206,10 @@ def sprt_llr(penta: Sequence[int], elo0: float, elo1: float) -> float:
     mean and (population) variance of the pair scores and s0, s1 the expected
     scores at the two Elo values.
     """
-    pairs = sum(penta)
-    if pairs < 2:
+    if sum(penta) < 2:
         return 0.0
-    values = [i / 4 for i in range(5)]
-    mean = sum(count * value for count, value in zip(penta, values)) / pairs
-    variance = sum(count * (value - mean) ** 2 for count, value in zip(penta, values)) / pairs
+    pairs, mean, squares = _pair_moments(penta)
+    variance = squares / pairs
     if variance <= 0:
         return 0.0
     s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (elo0, elo1))
