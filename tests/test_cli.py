@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -358,3 +359,13 @@ def test_bench_and_perft_are_still_subcommands(capsys: pytest.CaptureFixture[str
     assert status == 0 and "Nodes searched: 400" in out
     status, out, _ = run_main(["bench", "1"], capsys)
     assert status == 0 and "Nodes searched  : " in out
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGPIPE"), reason="no SIGPIPE on this platform")
+def test_main_as_a_library_leaves_the_callers_sigpipe_handling_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the program restores SIGPIPE's default; a caller of `main` (this very test
+    process, which then writes to engines that may have quit) keeps its own handling."""
+    before = signal.getsignal(signal.SIGPIPE)
+    status, _, _ = run_main(["perft", "1"], capsys)
+    assert status == 0
+    assert signal.getsignal(signal.SIGPIPE) == before

@@ -36,11 +36,22 @@ def _bench_tablebases(paths: str) -> Tablebases | None:
     return tablebases if tablebases.max_pieces else None
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+def entry_point() -> int:
+    """The program itself (`pawnstorm`, `python -m uci_engine`, the executable).
+
+    A GUI that goes away should end us quietly, not with a traceback, so the
+    program restores SIGPIPE's default action.  That is a process-wide setting:
+    it lives here, not in `main`, so that calling `main` as a library (the tests
+    do) leaves the caller's own handling of broken pipes alone.
+    """
     if hasattr(signal, "SIGPIPE"):
-        # A GUI that goes away should end us quietly, not with a traceback.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    return main()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the UCI loop or the subcommand in `argv` (default: the command line)."""
+    argv = sys.argv[1:] if argv is None else argv
     if not argv:
         UciEngine().run()
         return 0
