@@ -14,10 +14,18 @@ import queue
 import subprocess
 import threading
 import time
+from pathlib import Path
 from typing import Mapping, Sequence
 
 import chess
 import chess.engine
+
+#: The repository's data folder, found from this file so that the tools' defaults
+#: work from any working directory.
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+#: The match openings (data/README.md says where they come from).
+DEFAULT_OPENINGS = DATA / "openings.epd"
 
 #: Centipawns a mate counts as when a score becomes a number for adjudication
 #: (python-chess's `Score.score(mate_score=...)`): beyond any resign threshold.
@@ -135,7 +143,7 @@ class Clock:
 
 # --- openings, adjudication -------------------------------------------------------
 
-def load_openings(path: str | None) -> list[chess.Board]:
+def load_openings(path: str | Path | None) -> list[chess.Board]:
     """The start positions of an EPD file (blank and `#` lines skipped); the initial position without one."""
     if not path:
         return [chess.Board()]

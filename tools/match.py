@@ -7,203 +7,185 @@ strength can be measured on any machine of this project without a separate
 tournament manager; where cutechess-cli or fastchess is installed, those are
 the standard and give the same kind of numbers.
 
-Each opening from the EPD file is played twice with colours swapped, so the
-result is reported per game pair (pentanomial) as well as per game.
+Each opening is played twice with colours swapped, so the result is reported
+per game pair (pentanomial) as well as per game: W/L/D, pentanomial counts,
+Elo with a 95% interval (from the pair variance), and every fault (crash,
+illegal move, time loss, stall: see match_game.py).  The openings are
+data/openings.epd unless --openings names another EPD file ("" plays every
+game from the initial position); they are shuffled by --seed.
 
-Examples:
-  match.py --engine "new=.venv/bin/pawnstorm" --engine "sf=/usr/games/stockfish" \
-           --option sf.UCI_LimitStrength=true --option sf.UCI_Elo=1800 \
-           --tc 10+0.1 --games 40 --openings ../shared/openings.epd
-  match.py --engine "a=./a" --engine "b=./b" --nodes 20000 --games 100
+Examples (from the repository's root; engine commands are run as given):
+  python tools/match.py --engine "new=.venv/bin/pawnstorm" --engine "sf=/usr/games/stockfish" \\
+         --option sf.UCI_LimitStrength=true --option sf.UCI_Elo=1800 --tc 10+0.1 --games 40
+  python tools/match.py --engine "a=./a" --engine "b=./b" --nodes 20000 --games 100
+  python tools/match.py --engine "new=..." --engine "old=..." --tc 5+0.05 --games 4000 \\
+         --sprt 0 10 --concurrency 2          # stops as soon as the test decides
 
-Why this copy of the shared runner (../shared/tools/match.py) exists: it
-adds two things the shared one lacks, which docs/reliability.md's fault-free
-games were played with:
-  --tc MOVES/BASE[+INC]   a repeating moves-to-go control, e.g. 40/5 = 40 moves
-                          in 5 seconds, the clock topped up every 40 moves;
-                          engines get `movestogo` in every `go`.
-  --ponder                engines ponder on the opponent's time (`go ponder`,
-                          `ponderhit`), as python-chess's client does it.
-The shared runner has --sprt (stop when a sequential test decides), which
-this copy has not: use that one for SPRT runs.  Starting engines, the clock,
-openings, adjudication and the Elo maths come from common.py.
+Limits: --tc BASE+INC (seconds, e.g. 10+0.1) or MOVES/BASE[+INC] (e.g. 40/5:
+40 moves in 5 s, the clock topped up every 40 moves, `movestogo` in every
+`go`); or a fixed --nodes, --depth or --movetime per move.  --ponder lets
+the engines think on the opponent's time (`go ponder`, `ponderhit`).
 
-Exit status: 0 when the match ran; 1 when an engine crashed, played an
-illegal move or lost on time (the counts are printed either way).
+--sprt ELO0 ELO1 runs a sequential probability ratio test on the game pairs
+(logistic Elo of the first engine over the second, alpha = beta = 0.05
+unless --sprt-alpha/--sprt-beta): once it decides, no further game starts
+and the games already running finish and count; --games is then the
+maximum.  Its log-likelihood ratio is common.sprt_llr, the same as the
+team's earlier shared runner, so tools/elo.py can pool runs of either.
+
+A progress bar is drawn on stderr when it is a terminal (--progress /
+--no-progress force it); each finished game is also listed there unless
+--quiet.  Ctrl-C stops starting games, lets the running ones finish and
+reports what was played.
+
+Exit status: 0 when the match ran; 1 when an engine faulted (the counts are
+printed either way).
 """
 from __future__ import annotations
 
 import argparse
-import asyncio
 import concurrent.futures as cf
 import math
 import random
-import shlex
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
 
 import chess
-import chess.engine
-import chess.pgn
+from tqdm import tqdm
 
-from common import MATE_SCORE, Clock, adjudicate, elo, load_openings, open_engine, pentanomial
+from common import DEFAULT_OPENINGS, elo, load_openings, pentanomial, sprt_bounds, sprt_llr
+from match_game import FAULT_KINDS, EngineSpec, Fault, GameResult, Job, parse_engine, play_game
 
-
-#: The result when that side forfeits (crash, illegal move, time).
-LOSS = {chess.WHITE: "0-1", chess.BLACK: "1-0"}
-
-
-@dataclass
-class EngineSpec:
-    name: str
-    cmd: list[str]
-    options: dict[str, str] = field(default_factory=dict)
+#: A game's points for White.
+WHITE_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
-@dataclass
-class GameResult:
-    opening: int
-    white: str
-    black: str
-    result: str  # "1-0", "0-1", "1/2-1/2"
-    reason: str
-    faults: dict[str, str]  # engine name -> "crash" | "illegal" | "time"
-    pgn: str
+# --- statistics -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Summary:
+    """The first engine's view of the games so far."""
+
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    score: float  # mean points per game
+    penta: list[int]  # complete pairs scoring 0, 1/2, 1, 3/2, 2 points: [LL, LD, DD/WL, WD, WW]
+    elo: float
+    elo_lo: float  # 95% interval
+    elo_hi: float
+    los: float  # likelihood of superiority
 
 
-def play_game(white: EngineSpec, black: EngineSpec, start: chess.Board, idx: int,
-              args: argparse.Namespace) -> GameResult:
-    specs = {chess.WHITE: white, chess.BLACK: black}
-    engines: dict[bool, chess.engine.SimpleEngine] = {}
-    faults: dict[str, str] = {}
-    board = start.copy()
-    clock = Clock(args.tc) if args.tc else None
-    scores: list[int | None] = []
-    hung: set[bool] = set()  # engines that stopped answering: closed, not asked to quit
-    result, reason = "*", ""
-    try:
-        for colour, spec in specs.items():
-            try:
-                engines[colour] = open_engine(spec.cmd, spec.options, timeout=args.start_timeout)
-            except Exception as exc:  # engine failed to start or rejected an option
-                faults[spec.name] = f"crash: {exc}"
-                result, reason = LOSS[colour], f"{spec.name} failed to start"
-                raise StopIteration
-        while True:
-            outcome = board.outcome(claim_draw=True)
-            if outcome is not None:
-                result, reason = outcome.result(), outcome.termination.name.lower()
-                break
-            if board.ply() - start.ply() >= args.max_plies:
-                result, reason = "1/2-1/2", "max plies"
-                break
-            turn = board.turn
-            spec, eng = specs[turn], engines[turn]
-            if clock is not None:
-                limit = clock.limit(turn)
-            else:
-                limit = chess.engine.Limit(nodes=args.nodes, depth=args.depth, time=args.movetime)
-            t0 = time.perf_counter()
-            try:
-                timeout = max(clock.left[turn], 0) + 5.0 if clock is not None else args.move_timeout
-                play = _play(eng, board, limit, idx, timeout)
-            except cf.TimeoutError:
-                hung.add(turn)
-                faults[spec.name] = f"time: no move within {timeout:.1f}s"
-                result, reason = LOSS[turn], f"{spec.name} hung"
-                break
-            except Exception as exc:
-                faults[spec.name] = f"crash: {exc!r}"
-                result, reason = LOSS[turn], f"{spec.name} crashed"
-                break
-            elapsed = time.perf_counter() - t0
-            if clock is not None and not clock.punch(turn, elapsed, args.time_margin):
-                faults[spec.name] = f"time: {clock.left[turn]:.3f}s"
-                result, reason = LOSS[turn], f"{spec.name} lost on time"
-                break
-            move = play.move
-            if move is None or move not in board.legal_moves:
-                faults[spec.name] = f"illegal: {move}"
-                result, reason = LOSS[turn], f"{spec.name} illegal move {move}"
-                break
-            score = play.info.get("score")
-            scores.append(score.pov(chess.WHITE).score(mate_score=MATE_SCORE) if score else None)
-            board.push(move)
-            adjudicated = adjudicate(scores, board.ply() - start.ply(), resign_score=args.resign_score,
-                                     resign_plies=args.resign_moves * 2, draw_score=args.draw_score,
-                                     draw_plies=args.draw_moves * 2, draw_after=args.draw_after * 2)
-            if adjudicated:
-                result = adjudicated
-                reason = "adjudicated draw" if adjudicated == "1/2-1/2" else "adjudicated win"
-                break
-    except StopIteration:
-        pass
-    finally:
-        for colour, eng in engines.items():
-            try:
-                eng.close() if colour in hung else eng.quit()
-            except Exception:
-                try:
-                    eng.close()
-                except Exception:
-                    pass
-    game = chess.pgn.Game.from_board(board)
-    game.headers.update(White=white.name, Black=black.name, Result=result, Round=str(idx),
-                        Termination=reason, FEN=start.fen(), SetUp="1")
-    return GameResult(idx, white.name, black.name, result, reason, faults, str(game))
-
-
-def _play(eng: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit, idx: int,
-          timeout: float) -> chess.engine.PlayResult:
-    """Ask for a move, giving up after `timeout` seconds (SimpleEngine.play waits forever on clock limits)."""
-    coro = eng.protocol.play(board, limit, info=chess.engine.INFO_SCORE, game=idx, ponder=PONDER)
-    return asyncio.run_coroutine_threadsafe(coro, eng.protocol.loop).result(timeout)
-
-
-#: Set from --ponder: python-chess then sends `go ponder` after each move and
-#: `ponderhit` or `stop` when the opponent has moved.
-PONDER = False
-
-
-def summarize(results: list[GameResult], name_a: str) -> dict:
-    pts = []
+def points_of(results: Iterable[GameResult], name: str) -> list[tuple[int, float]]:
+    """(pair, points) of every game for the engine called `name`."""
+    out = []
     for r in results:
-        s = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(r.result, 0.5)
-        pts.append(s if r.white == name_a else 1 - s)
-    n = len(pts)
-    w = sum(1 for p in pts if p == 1.0)
-    l = sum(1 for p in pts if p == 0.0)
-    d = n - w - l
-    mean = sum(pts) / n if n else 0.5
-    # Pentanomial: pair results by opening (both colours).
+        white = WHITE_POINTS.get(r.result, 0.5)
+        out.append((r.opening, white if r.white == name else 1 - white))
+    return out
+
+
+def pentanomial_counts(points: Sequence[tuple[int, float]]) -> list[int]:
+    """Counts of the complete pairs by their points (0, 1/2, ..., 2); a pair missing a game is left out."""
     pairs: dict[int, list[float]] = {}
-    for r, p in zip(results, pts):
-        pairs.setdefault(r.opening, []).append(p)
+    for pair, pts in points:
+        pairs.setdefault(pair, []).append(pts)
     penta = [0] * 5
-    for v in pairs.values():
-        if len(v) == 2:
-            penta[int(round(sum(v) * 2))] += 1
+    for both in pairs.values():
+        if len(both) == 2:
+            penta[round(sum(both) * 2)] += 1
+    return penta
+
+
+def summarize(results: Sequence[GameResult], name_a: str) -> Summary:
+    """W/L/D, score and Elo of engine `name_a`.
+
+    The interval comes from the pair variance (pentanomial) once two pairs are
+    complete, as colour-swapped pairs are correlated; before that from the
+    per-game variance.
+    """
+    points = points_of(results, name_a)
+    pts = [p for _, p in points]
+    n = len(pts)
+    wins, losses = pts.count(1.0), pts.count(0.0)
+    mean = sum(pts) / n if n else 0.5
+    penta = pentanomial_counts(points)
     if sum(penta) >= 2:
         se = pentanomial(penta)[2]
     else:
-        var = sum((x - mean) ** 2 for x in pts) / max(1, n - 1)
-        se = math.sqrt(var / max(1, n))
-    lo, hi = mean - 1.96 * se, mean + 1.96 * se
-    los = 0.5 * (1 + math.erf((mean - 0.5) / (se * math.sqrt(2)))) if se > 0 else (1.0 if mean > 0.5 else 0.0)
-    return dict(games=n, wins=w, losses=l, draws=d, score=mean, elo=elo(mean),
-                elo_lo=elo(lo), elo_hi=elo(hi), los=los, penta=penta)
+        se = math.sqrt(sum((x - mean) ** 2 for x in pts) / max(1, n - 1) / max(1, n))
+    if se > 0:
+        los = 0.5 * (1 + math.erf((mean - 0.5) / (se * math.sqrt(2))))
+    else:
+        los = 1.0 if mean > 0.5 else 0.0
+    return Summary(n, wins, losses, n - wins - losses, mean, penta, elo(mean),
+                   elo(mean - 1.96 * se), elo(mean + 1.96 * se), los)
 
 
-def parse_engine(text: str) -> EngineSpec:
-    name, sep, cmd = text.partition("=")
-    if not sep:
-        name, cmd = text.split("/")[-1], text
-    return EngineSpec(name, shlex.split(cmd))
+def sprt_verdict(llr: float, lower: float, upper: float) -> str:
+    """"H1 accepted", "H0 accepted" or "" while the LLR lies between the bounds."""
+    return "H1 accepted" if llr >= upper else "H0 accepted" if llr <= lower else ""
 
 
-def main(argv: list[str] | None = None) -> int:
+# --- running games ----------------------------------------------------------------
+
+def run_games(jobs: Sequence[Job], play: Callable[[Job], GameResult], concurrency: int,
+              after_game: Callable[[list[GameResult]], bool]) -> list[GameResult]:
+    """Play `jobs` in order on `concurrency` threads; the results in the order they finished.
+
+    `after_game(results)` runs under a lock after each game; True stops the
+    match: no further game starts, those running finish and count.  The
+    check sits in the worker, before it takes the next job, so that a
+    decision at game N leaves exactly the games then running (with one
+    thread, none) rather than racing the pool.  Ctrl-C stops the same way.
+    """
+    results: list[GameResult] = []
+    lock = threading.Lock()
+    pending = iter(jobs)
+    stop = threading.Event()
+
+    def worker() -> None:
+        while True:
+            with lock:
+                job = None if stop.is_set() else next(pending, None)
+            if job is None:
+                return
+            result = play(job)
+            with lock:
+                results.append(result)
+                if after_game(results):
+                    stop.set()
+
+    with cf.ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = [pool.submit(worker) for _ in range(max(1, concurrency))]
+        try:
+            cf.wait(futures)
+        except KeyboardInterrupt:
+            stop.set()
+            print("interrupted: finishing the games in play", file=sys.stderr, flush=True)
+            cf.wait(futures)
+        for future in futures:
+            future.result()  # a bug in a worker is raised here, not lost
+    return results
+
+
+def make_jobs(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], games: int) -> list[Job]:
+    """`games` games, each opening twice in a row with colours swapped (`a` White first)."""
+    jobs = []
+    for number in range(games):
+        white, black = (a, b) if number % 2 == 0 else (b, a)
+        jobs.append(Job(number, number // 2, white, black, openings[(number // 2) % len(openings)]))
+    return jobs
+
+
+# --- command line -----------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", action="append", required=True, help="NAME=COMMAND (twice)")
     ap.add_argument("--option", action="append", default=[], help="NAME.Option=value")
@@ -211,30 +193,40 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int)
     ap.add_argument("--depth", type=int)
     ap.add_argument("--movetime", type=float, help="seconds per move")
-    ap.add_argument("--games", type=int, default=20)
-    ap.add_argument("--openings", help="EPD file of start positions (played with both colours)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--concurrency", type=int, default=1)
+    ap.add_argument("--ponder", action="store_true", help="let the engines ponder on the opponent's time")
+    ap.add_argument("--games", type=int, default=20, help="games to play (the most, with --sprt)")
+    ap.add_argument("--openings", default=str(DEFAULT_OPENINGS),
+                    help="EPD file of start positions, each played with both colours "
+                         "(default: the repository's data/openings.epd; \"\": the initial position)")
+    ap.add_argument("--seed", type=int, default=1, help="shuffles the openings")
+    ap.add_argument("--concurrency", type=int, default=1, help="games played at once")
     ap.add_argument("--pgn", help="write all games to this PGN file")
     ap.add_argument("--max-plies", type=int, default=400)
     ap.add_argument("--time-margin", type=float, default=0.05,
                     help="seconds an engine may overrun its clock before it loses on time")
     ap.add_argument("--start-timeout", type=float, default=20.0)
-    ap.add_argument("--move-timeout", type=float, default=120.0, help="seconds to wait for a move without a clock")
+    ap.add_argument("--move-timeout", type=float, default=120.0,
+                    help="seconds to wait for a move without a clock before calling it a stall")
     ap.add_argument("--resign-score", type=int, default=700, help="0 disables resign adjudication")
     ap.add_argument("--resign-moves", type=int, default=4)
     ap.add_argument("--draw-score", type=int, default=10)
     ap.add_argument("--draw-moves", type=int, default=8)
     ap.add_argument("--draw-after", type=int, default=40)
-    ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--ponder", action="store_true", help="let the engines ponder on the opponent's time")
-    args = ap.parse_args(argv)
-    global PONDER
-    PONDER = args.ponder
+    ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
+                    help="stop as soon as a sequential test decides between ELO0 and ELO1 "
+                         "(logistic Elo of the first engine over the second); --games is then the maximum")
+    ap.add_argument("--sprt-alpha", type=float, default=0.05)
+    ap.add_argument("--sprt-beta", type=float, default=0.05)
+    ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                    help="draw a progress bar on stderr (default: only on a terminal)")
+    ap.add_argument("--quiet", action="store_true", help="no line per finished game")
+    return ap
+
+
+def engines_from(args: argparse.Namespace, ap: argparse.ArgumentParser) -> tuple[EngineSpec, EngineSpec]:
+    """The two engines with their options; the second renamed NAME-2 when both have one name."""
     if len(args.engine) != 2:
         ap.error("give exactly two --engine")
-    if not (args.tc or args.nodes or args.depth or args.movetime):
-        ap.error("give --tc, --nodes, --depth or --movetime")
     a, b = (parse_engine(e) for e in args.engine)
     if a.name == b.name:
         b.name += "-2"
@@ -245,37 +237,70 @@ def main(argv: list[str] | None = None) -> int:
         if spec is None:
             ap.error(f"--option {opt}: no engine named {ename}")
         spec.options[oname] = value
+    return a, b
+
+
+def report(a: str, b: str, st: Summary, faults: list[tuple[int, Fault]], seconds: float,
+           sprt: str | None) -> None:
+    """The result lines on stdout (the format docs/ quotes)."""
+    print(f"{a} vs {b}: games {st.games}, +{st.wins} -{st.losses} ={st.draws}, "
+          f"score {st.score * 100:.1f}%, pentanomial {st.penta}")
+    kinds = [f.kind for _, f in faults]
+    by_kind = ", ".join(f"{k} {kinds.count(k)}" for k in FAULT_KINDS if k in kinds)
+    print(f"faults: {len(faults)}" + (f" ({by_kind})" if by_kind else "")
+          + "".join(f"\n  pair {pair}: {f.engine} {f}" for pair, f in faults))
+    print(f"time: {seconds:.0f}s")
+    print(f"Elo {a} - {b}: {st.elo:+.1f} [{st.elo_lo:+.1f}, {st.elo_hi:+.1f}] (95%), LOS {st.los * 100:.1f}%")
+    if sprt:
+        print(sprt)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    if not (args.tc or args.nodes or args.depth or args.movetime):
+        ap.error("give --tc, --nodes, --depth or --movetime")
+    a, b = engines_from(args, ap)
     openings = load_openings(args.openings)
     random.Random(args.seed).shuffle(openings)
-    jobs = []
-    for g in range(args.games):
-        start = openings[(g // 2) % len(openings)]
-        white, black = (a, b) if g % 2 == 0 else (b, a)
-        jobs.append((white, black, start, g // 2))
-    results: list[GameResult] = []
-    lock = threading.Lock()
+    lower, upper = sprt_bounds(args.sprt_alpha, args.sprt_beta)
+    bar = tqdm(total=args.games, unit="game", file=sys.stderr,
+               disable=None if args.progress is None else not args.progress)
+    decided = ""  # the SPRT's verdict when it stopped the match
+
+
+    def after_game(results: list[GameResult]) -> bool:
+        nonlocal decided
+        r = results[-1]
+        st = summarize(results, a.name)
+        llr = sprt_llr(st.penta, *args.sprt) if args.sprt else 0.0
+        sprt_text = f"  LLR {llr:+.2f} [{lower:.2f}, {upper:.2f}]" if args.sprt else ""
+        bar.update()
+        bar.set_postfix_str(f"+{st.wins} -{st.losses} ={st.draws}" + sprt_text, refresh=False)
+        if not args.quiet:
+            bar.write(f"[{len(results)}/{args.games}] {r.white} vs {r.black}: {r.result} ({r.reason})"
+                      f"  | {a.name} {st.wins}W {st.losses}L {st.draws}D" + sprt_text, file=sys.stderr)
+        if args.sprt and not decided:
+            decided = sprt_verdict(llr, lower, upper)
+        return bool(decided)
+
     t0 = time.time()
-    with cf.ThreadPoolExecutor(max_workers=args.concurrency) as pool:
-        futs = [pool.submit(play_game, w, bl, s, i, args) for (w, bl, s, i) in jobs]
-        for fut in cf.as_completed(futs):
-            r = fut.result()
-            with lock:
-                results.append(r)
-                if not args.quiet:
-                    st = summarize(results, a.name)
-                    print(f"[{len(results)}/{args.games}] {r.white} vs {r.black}: {r.result} ({r.reason})"
-                          f"  | {a.name} {st['wins']}W {st['losses']}L {st['draws']}D", file=sys.stderr, flush=True)
+    results = run_games(make_jobs(a, b, openings, args.games), lambda job: play_game(job, args),
+                        args.concurrency, after_game)
+    bar.close()
+    results.sort(key=lambda r: r.number)
     if args.pgn:
         with open(args.pgn, "w") as f:
-            for r in sorted(results, key=lambda r: r.opening):
-                f.write(r.pgn + "\n\n")
+            f.writelines(r.pgn + "\n\n" for r in results)
     st = summarize(results, a.name)
-    faults = [(r.opening, name, why) for r in results for name, why in r.faults.items()]
-    print(f"{a.name} vs {b.name}: games {st['games']}, +{st['wins']} -{st['losses']} ={st['draws']}, "
-          f"score {st['score']*100:.1f}%, pentanomial {st['penta']}")
-    print(f"faults: {len(faults)}" + "".join(f"\n  pair {o}: {n} {w}" for o, n, w in faults))
-    print(f"time: {time.time()-t0:.0f}s")
-    print(f"Elo {a.name} - {b.name}: {st['elo']:+.1f} [{st['elo_lo']:+.1f}, {st['elo_hi']:+.1f}] (95%), LOS {st['los']*100:.1f}%")
+    faults = [(r.opening, f) for r in results for f in r.faults]
+    sprt = None
+    if args.sprt:
+        llr = sprt_llr(st.penta, *args.sprt)
+        verdict = decided or "no decision within --games"
+        sprt = (f"SPRT [{args.sprt[0]:g}, {args.sprt[1]:g}] alpha {args.sprt_alpha:g} beta {args.sprt_beta:g}: "
+                f"LLR {llr:+.2f} [{lower:.2f}, {upper:.2f}], {verdict}")
+    report(a.name, b.name, st, faults, time.time() - t0, sprt)
     return 1 if faults else 0
 
 

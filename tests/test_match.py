@@ -1,0 +1,222 @@
+"""tools/match.py and tools/suite.py: the project's match runner and suite runner.
+
+The statistics are checked against figures worked out by hand for known
+counts (and, for the SPRT, against what the team's earlier shared runner
+printed for the same counts); the runner itself by real games: Pawnstorm at
+a few nodes against itself, and scripted engines (tests/fake_uci.py) that
+crash, play an illegal move, stall or overrun their clock.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import chess
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "tools"))
+import match  # noqa: E402
+import suite  # noqa: E402
+from common import DEFAULT_OPENINGS, sprt_bounds, sprt_llr  # noqa: E402
+from match_game import GameResult, Job  # noqa: E402
+
+FAKE = REPO_ROOT / "tests" / "fake_uci.py"
+PYTHON = shlex.quote(sys.executable)
+
+
+def fake(mode: str) -> str:
+    return f"{PYTHON} {shlex.quote(str(FAKE))} {mode}"
+
+
+def game(number: int, a_points: float) -> GameResult:
+    """Game `number` of a match (colours alternate per pair as match.py deals them) where engine a scored `a_points`."""
+    white, black = ("a", "b") if number % 2 == 0 else ("b", "a")
+    white_points = a_points if white == "a" else 1 - a_points
+    result = {1.0: "1-0", 0.0: "0-1", 0.5: "1/2-1/2"}[white_points]
+    return GameResult(number, number // 2, white, black, result, "test", [], "")
+
+
+def games_of_pairs(pairs: list[tuple[float, float]]) -> list[GameResult]:
+    return [game(2 * i + k, pts) for i, both in enumerate(pairs) for k, pts in enumerate(both)]
+
+
+# --- statistics, by hand ------------------------------------------------------------
+
+#: Ten pairs: LL, LD x2, DD x2 + WL, WD x2, WW x2 -> pentanomial [1, 2, 3, 2, 2].
+TEN_PAIRS = [(0, 0), (0, .5), (.5, 0), (.5, .5), (.5, .5), (1, 0), (1, .5), (.5, 1), (1, 1), (1, 1)]
+
+
+def test_elo_interval_and_los_of_known_pairs() -> None:
+    st = match.summarize(games_of_pairs(TEN_PAIRS), "a")
+    assert (st.games, st.wins, st.losses, st.draws) == (20, 7, 5, 8)
+    assert st.penta == [1, 2, 3, 2, 2]
+    # Pair scores 0, 1/4, 1/2, 3/4, 1: mean (0 + 2/4 + 3/2 + 6/4 + 2) / 10 = 0.55.
+    assert st.score == pytest.approx(0.55)
+    # Squared deviations .3025 + 2 x .09 + 3 x .0025 + 2 x .04 + 2 x .2025 = .975;
+    # se = sqrt(.975 / 9 / 10) = .1040833; 95%: .55 -+ .2040033.
+    # Elo = -400 log10(1/p - 1): p = .55 -> +34.86, .3459967 -> -110.60, .7540033 -> +194.58.
+    assert st.elo == pytest.approx(34.860, abs=1e-3)
+    assert st.elo_lo == pytest.approx(-110.603, abs=1e-3)
+    assert st.elo_hi == pytest.approx(194.578, abs=1e-3)
+    # LOS = Phi(.05 / .1040833) = Phi(.48039) = .68452.
+    assert st.los == pytest.approx(0.68452, abs=1e-5)
+
+
+def test_an_unfinished_pair_counts_as_games_but_not_in_the_pentanomial() -> None:
+    results = games_of_pairs(TEN_PAIRS) + [game(20, 1.0)]
+    st = match.summarize(results, "a")
+    assert (st.games, st.wins) == (21, 8) and st.penta == [1, 2, 3, 2, 2]
+    assert st.score == pytest.approx(12 / 21)
+
+
+def test_sprt_llr_by_hand_and_as_the_shared_runner_printed() -> None:
+    # [1, 2, 3, 2, 2] at [0, 10]: m = .55, v = .975 / 10 = .0975 (population),
+    # s0 = .5, s1 = 1 / (1 + 10^(-10/400)) = .5143872;
+    # LLR = 10 (s1 - s0) (2m - s0 - s1) / (2v) = 10 x .0143872 x .0856128 / .195 = .0631655.
+    assert sprt_llr([1, 2, 3, 2, 2], 0, 10) == pytest.approx(0.0631655, abs=1e-7)
+    # The shared runner's sprt_llr on the same counts gave these, to the last bit.
+    shared = {((7, 13, 31, 28, 21), 0, 15): 2.481812746746346,
+              ((15, 20, 68, 34, 49), 0, 10): 2.9959701966954166,
+              ((3, 0, 1, 0, 0), -5, 5): -0.4604852293792874,
+              ((0, 5, 0, 5, 0), 0, 5): -0.004141536063994041,
+              ((1, 2, 3, 2, 2), -10, 0): 0.08439535819621684,
+              ((0, 0, 9, 0, 0), 0, 5): 0.0}
+    for (penta, elo0, elo1), llr in shared.items():
+        assert sprt_llr(list(penta), elo0, elo1) == llr
+    # Wald's bounds at alpha = beta = .05: ln(.05 / .95) and ln(.95 / .05).
+    assert sprt_bounds(0.05, 0.05) == pytest.approx((-2.944439, 2.944439), abs=1e-6)
+    assert match.sprt_verdict(3.0, -2.94, 2.94) == "H1 accepted"
+    assert match.sprt_verdict(-3.0, -2.94, 2.94) == "H0 accepted"
+    assert match.sprt_verdict(0.5, -2.94, 2.94) == ""
+
+
+# --- the runner -----------------------------------------------------------------------
+
+def dummy_jobs(count: int) -> list[Job]:
+    spec = match.EngineSpec("x", ["x"])
+    return [Job(n, n // 2, spec, spec, chess.Board()) for n in range(count)]
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_a_decision_stops_the_pending_games(concurrency: int) -> None:
+    played: list[int] = []
+
+    def play(job: Job) -> GameResult:
+        played.append(job.number)
+        return game(job.number, 1.0)
+
+    results = match.run_games(dummy_jobs(40), play, concurrency, lambda results: len(results) >= 6)
+    # Nothing starts after the 6th result; with two threads the other game in play finishes and counts.
+    assert len(results) == len(played)
+    assert len(played) == 6 if concurrency == 1 else 6 <= len(played) <= 7
+    assert sorted(played) == list(range(len(played)))
+
+
+def test_sprt_decides_and_the_match_stops(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    # Pairs cycle DD, WD, WW: mean .75, clearly above [0, 10]: H1 within a few dozen pairs.
+    cycle = [(.5, .5), (1, .5), (1, 1)]
+    played: list[int] = []
+
+    def scripted(job: Job, args: object) -> GameResult:
+        played.append(job.number)
+        return game(job.number, cycle[job.pair % 3][job.number % 2])
+
+    monkeypatch.setattr(match, "play_game", scripted)
+    rc = match.main(["--engine", "a=none", "--engine", "b=none", "--nodes", "1", "--games", "400",
+                     "--sprt", "0", "10", "--quiet"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "H1 accepted" in out
+    games = int(re.search(r"games (\d+),", out).group(1))
+    assert games == len(played) < 400
+    llr = float(re.search(r"LLR ([+-][\d.]+)", out).group(1))
+    assert llr >= 2.94
+
+
+def test_the_default_openings_are_the_repositorys_whatever_the_cwd(monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = match.build_parser().parse_args(["--engine", "a=x", "--engine", "b=y", "--nodes", "1"])
+    assert Path(args.openings) == DEFAULT_OPENINGS == REPO_ROOT / "data" / "openings.epd"
+    assert DEFAULT_OPENINGS.is_file()
+
+
+def run_match(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str]:
+    rc = match.main(argv + ["--quiet"])
+    return rc, capsys.readouterr().out
+
+
+def test_pawnstorm_against_itself_at_a_few_nodes(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    engine = f"{PYTHON} -m uci_engine"
+    pgn = tmp_path / "games.pgn"
+    rc, out = run_match(["--engine", f"a={engine}", "--engine", f"b={engine}", "--option", "a.OwnBook=false",
+                         "--option", "b.OwnBook=false", "--nodes", "40", "--games", "4", "--concurrency", "2",
+                         "--max-plies", "60", "--resign-score", "300", "--resign-moves", "2",
+                         "--seed", "3", "--pgn", str(pgn)], capsys)
+    assert rc == 0, out
+    head = re.search(r"a vs b: games (\d+), \+(\d+) -(\d+) =(\d+), score ([\d.]+)%, pentanomial \[([\d, ]+)\]", out)
+    assert head, out
+    games, wins, losses, draws = (int(head.group(i)) for i in range(1, 5))
+    penta = [int(x) for x in head.group(6).split(",")]
+    assert games == 4 and wins + losses + draws == 4
+    assert sum(penta) == 2
+    assert sum(k * count for k, count in enumerate(penta)) == 2 * wins + draws  # half-points agree
+    assert float(head.group(5)) == pytest.approx((wins + draws / 2) / 4 * 100, abs=0.05)
+    assert "faults: 0" in out and re.search(r"Elo a - b: [+-][\d.]+ \[", out)
+    text = pgn.read_text()
+    assert text.count("[Result ") == 4 and text.count('[SetUp "1"]') == 4
+
+
+@pytest.mark.parametrize("mode, kind, extra", [
+    ("crash", "crash", ["--nodes", "1"]),
+    ("dead", "crash", ["--nodes", "1"]),
+    ("illegal", "illegal", ["--nodes", "1"]),
+    ("stall", "stall", ["--nodes", "1", "--move-timeout", "1.5"]),
+    ("slow", "time", ["--tc", "1"]),
+])
+def test_a_faulty_engine_loses_and_is_counted(mode: str, kind: str, extra: list[str],
+                                              capsys: pytest.CaptureFixture) -> None:
+    rc, out = run_match(["--engine", f"good={fake('legal')}", "--engine", f"bad={fake(mode)}",
+                         "--games", "2"] + extra, capsys)
+    assert rc == 1
+    assert "good vs bad: games 2, +2 -0 =0" in out, out
+    assert f"faults: 2 ({kind} 2)" in out, out
+    assert out.count(f"bad {kind}: ") == 2
+
+
+def test_moves_to_go_and_ponder_reach_the_engines(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "uci.log"
+    monkeypatch.setenv("FAKE_UCI_LOG", str(log))
+    rc, out = run_match(["--engine", f"a={fake('legal')}", "--engine", f"b={fake('legal')}", "--tc", "3/10",
+                         "--ponder", "--games", "2", "--max-plies", "16"], capsys)
+    assert rc == 0 and "faults: 0" in out
+    sent = log.read_text().splitlines()
+    gos = [line for line in sent if line.startswith("go")]
+    assert gos[0].endswith("movestogo 3")
+    assert any(line.endswith("movestogo 1") for line in gos)
+    assert any(line.startswith("go ponder") for line in gos) and "ponderhit" in sent
+
+
+# --- suites ---------------------------------------------------------------------------
+
+def test_suite_runs_pawnstorm_on_wac(capsys: pytest.CaptureFixture) -> None:
+    wac = REPO_ROOT / "data" / "suites" / "wac.epd"
+    assert suite.main(["--engine", f"{PYTHON} -m uci_engine", "--option", "OwnBook=false",
+                       "--suite", str(wac), "--nodes", "500", "--limit", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    solved, total = map(int, re.fullmatch(r"solved (\d+)/(\d+)", lines[-1]).groups())
+    assert total == 3 and solved == 3 - sum(line.startswith("miss WAC.") for line in lines)
+
+
+def test_suite_counts_bm_and_am() -> None:
+    board = chess.Board()
+    e4, d4 = chess.Move.from_uci("e2e4"), chess.Move.from_uci("d2d4")
+    assert suite.solved(e4, {"bm": [e4]}) and not suite.solved(d4, {"bm": [e4]})
+    assert suite.solved(d4, {"am": [e4]}) and not suite.solved(e4, {"am": [e4]})
+    assert suite.wanted(board, {"am": [e4]}) == "not e4"
+
