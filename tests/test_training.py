@@ -142,12 +142,12 @@ def test_datagen_is_deterministic_resumable_and_labels_tree_positions(tmp_path: 
             "--selfplay-chunks", "1", "--tree-chunks", "1", "--play-chunks", "1", "--chunk-games", "1", "--selfplay-nodes", "60",
             "--no-progress"]
     assert datagen.main(argv) == 0
-    files = {path.name: path.read_bytes() for path in out.glob("*.psd.gz")}
-    assert set(files) == {"self-0000.psd.gz", "tree-0000.psd.gz", "play-0000.psd.gz"}
+    files = {path.name: path.read_bytes() for path in out.glob("*.psd.xz")}
+    assert set(files) == {"self-0000.psd.xz", "tree-0000.psd.xz", "play-0000.psd.xz"}
     provenance = json.loads((out / "provenance.json").read_text())
     assert provenance["teacher"].startswith("Stockfish") and provenance["seed"] == 3
-    game, tree = read_chunk(out / "self-0000.psd.gz"), read_chunk(out / "tree-0000.psd.gz")
-    play = read_chunk(out / "play-0000.psd.gz")
+    game, tree = read_chunk(out / "self-0000.psd.xz"), read_chunk(out / "tree-0000.psd.xz")
+    play = read_chunk(out / "play-0000.psd.xz")
     assert provenance["chunks"]["tree-0000"]["written"] == len(tree) > 0
     assert provenance["chunks"]["play-0000"]["written"] == len(play) > 10
     assert all(record.result in (0, 1, 2) for record in game)
@@ -159,13 +159,19 @@ def test_datagen_is_deterministic_resumable_and_labels_tree_positions(tmp_path: 
     capsys.readouterr()
     assert datagen.main(argv) == 0
     assert "3 done, 0 to make" in capsys.readouterr().err
-    for name in ("tree-0000.psd.gz", "play-0000.psd.gz"):
+    for name in ("tree-0000.psd.xz", "play-0000.psd.xz"):
         (out / name).unlink()
     assert datagen.main(argv) == 0
     total = len(game) + len(tree) + len(play)
     assert f"2 chunks made; {total} positions" in capsys.readouterr().err  # said also without progress bar
-    for name in ("tree-0000.psd.gz", "play-0000.psd.gz"):
+    for name in ("tree-0000.psd.xz", "play-0000.psd.xz"):
         assert (out / name).read_bytes() == files[name], name
+    # A chunk made before version 2 (its .psd.gz file) counts as made.
+    old = out / "self-0000.psd.gz"
+    write_chunk(old, game)
+    (out / "self-0000.psd.xz").unlink()
+    assert datagen.main(argv) == 0
+    assert "3 done, 0 to make" in capsys.readouterr().err
 
 
 def test_tree_sampler_draws_evaluated_positions_and_unhooks() -> None:

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from training.nnue import holdout_files
+from training.records import chunk_paths
 
 BUNDLED_RECIPE = ["--seed", "1", "--hidden", "128", "--epochs", "10", "--lambda", "1.0", "--mirror",
                   "--weight-decay", "0.05", "--lr", "5e-4", "--correction-scale", "0.5"]
@@ -29,7 +30,7 @@ HOLDOUT = 0.05
 def link_share(paths: list[Path], share: float, rng: random.Random, directory: Path) -> int:
     """Link every held-out file and about `share` of the others into `directory`; returns the count."""
     directory.mkdir(parents=True, exist_ok=True)
-    for stale in directory.glob("*.psd.gz"):
+    for stale in chunk_paths(directory):
         stale.unlink()
     count = 0
     for path, held in zip(paths, holdout_files(paths, HOLDOUT)):
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/data-scaling"))
     args = parser.parse_args(argv)
 
-    paths = sorted(args.data.glob("*.psd.gz"))
+    paths = chunk_paths(args.data)
     rng = random.Random(args.seed)
     print("| share | files | distinct positions | kept epoch | held-out loss |")
     print("|---|---|---|---|---|")

@@ -4,7 +4,8 @@
         --pgn data/stockfish-800.pgn.gz --selfplay-chunks 200
 
 Work is cut into chunks, each a deterministic task with its own output file
-(`<source>-<index>.psd.gz`, format in `training.records`):
+(`<source>-<index>.psd.xz`, format in `training.packed`; a chunk whose
+version 1 file `.psd.gz` exists counts as made):
 
 * ``sf-NNNN``: `--pgn-games` games of the PGN file (Stockfish self-play, see
   data/README.md), from ply `--skip-plies` on;
@@ -61,7 +62,7 @@ import chess.pgn
 from tqdm import tqdm
 
 from training.pgn import open_pgn, white_result
-from training.records import RESULT_UNKNOWN, Record, write_chunk
+from training.records import RESULT_UNKNOWN, SUFFIX, Record, chunk_exists, write_chunk
 from training.teacher import Label, Teacher
 
 MAX_PLIES = 240
@@ -309,7 +310,7 @@ def run_task(task: Task) -> tuple[str, dict[str, int]]:
                 counts["noisy"] += 1
                 continue
             records.append(replace(record, score=label.score))
-    counts["written"] = write_chunk(_settings.out / f"{task.name}.psd.gz", records)
+    counts["written"] = write_chunk(_settings.out / f"{task.name}{SUFFIX}", records)
     return task.name, counts
 
 
@@ -355,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     tasks = plan(settings, sf_chunks, args.selfplay_chunks, args.tree_chunks, args.play_chunks)
     provenance_path = args.out / "provenance.json"
     provenance = json.loads(provenance_path.read_text()) if provenance_path.exists() else {"chunks": {}}
-    pending = [task for task in tasks if not (args.out / f"{task.name}.psd.gz").exists()]
+    pending = [task for task in tasks if not chunk_exists(args.out, task.name)]
     probe = Teacher(args.stockfish, args.depth)
     teacher_name = probe.name
     probe.close()

@@ -41,7 +41,8 @@ import scipy.sparse
 
 from eval.evaluate import evaluate as classical_evaluate
 from eval.nnue import BASE_CLASSICAL, BASE_NONE, INPUTS, Net
-from training.records import RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, decode, read_raw
+from training.records import (RECORD_SIZE, RESULT_UNKNOWN, SUFFIX_V1, DataFormatError, chunk_name, chunk_paths, decode,
+                              read_raw)
 
 K = 400.0
 LAMBDA = 0.75
@@ -136,9 +137,12 @@ def holdout_files(paths: list[Path], share: float) -> np.ndarray:
 
     Whole files, so whole games: positions of one game are alike, and a net
     that memorises a game would look better on its other positions than it
-    is (a per-position split hid exactly that, docs/nnue.md).
+    is (a per-position split hid exactly that, docs/nnue.md).  The hash is
+    of the chunk's version 1 file name, whatever the file's version, so that
+    the held-out set stays the one every earlier net was measured on.
     """
-    return np.array([zlib.crc32(path.name.encode()) % 10_000 < share * 10_000 for path in paths], dtype=bool)
+    return np.array([zlib.crc32((chunk_name(path) + SUFFIX_V1).encode()) % 10_000 < share * 10_000 for path in paths],
+                    dtype=bool)
 
 
 def holdout_mask(records: np.ndarray, share: float) -> np.ndarray:
@@ -348,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.time()
-    paths = sorted(args.data.glob("*.psd.gz"))
+    paths = chunk_paths(args.data)
     try:
         records, files = load_chunks(paths)
     except DataFormatError as error:
@@ -356,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"{len(records)} distinct positions from {len(paths)} files", file=sys.stderr)
     held = holdout_files(paths, args.holdout)[files]
-    kinds = np.array([path.name.split("-")[0] for path in paths])[files]
+    kinds = np.array([chunk_name(path).split("-")[0] for path in paths])[files]
     groups = {kind: kinds == kind for kind in sorted(set(kinds.tolist()))}
     net, stats = train(records, args.hidden, args.epochs, args.batch, args.lr, args.seed, args.holdout,
                        log=lambda line: print(line, file=sys.stderr), residual=args.base == "classical",
