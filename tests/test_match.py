@@ -220,3 +220,11 @@ def test_suite_counts_bm_and_am() -> None:
     assert suite.solved(d4, {"am": [e4]}) and not suite.solved(e4, {"am": [e4]})
     assert suite.wanted(board, {"am": [e4]}) == "not e4"
 
+
+# --- the docs need nothing beside the repository --------------------------------------
+
+def test_readme_and_docs_point_at_nothing_outside_the_repository() -> None:
+    pages = [REPO_ROOT / "README.md", REPO_ROOT / "data" / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+    offenders = [f"{page.name}:{n}" for page in pages
+                 for n, line in enumerate(page.read_text().splitlines(), 1) if "../shared" in line]
+    assert not offenders
