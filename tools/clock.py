@@ -2,7 +2,7 @@
 """How an engine spends its clock: think time per move and time left, by game stage.
 
     python tools/clock.py --engine "python3 -m uci_engine" --tc 10+0.1 --games 4 \
-        --openings ../shared/openings.epd
+        --openings data/openings.epd
 
 Plays the engine against itself (both sides the same command) with a real
 clock and prints, per ten-move stage, the mean think time and the clock left

@@ -209,10 +209,11 @@ def sprt_llr(penta: Sequence[int], elo0: float, elo1: float) -> float:
     """Log-likelihood ratio of H1 (`elo1`) against H0 (`elo0`) from game-pair counts.
 
     The generalized SPRT on pentanomial pair scores in logistic Elo, the
-    formula of the shared runner's `--sprt`, so that runs can be pooled and
-    tested as one: LLR = n (s1 - s0) (2 m - s0 - s1) / (2 v), with m and v the
-    mean and (population) variance of the pair scores and s0, s1 the expected
-    scores at the two Elo values.
+    formula of match.py's `--sprt` (and of the team's earlier shared runner,
+    bit for bit), so that runs can be pooled and tested as one:
+    LLR = n (s1 - s0) (2 m - s0 - s1) / (2 v), with m and v the mean and
+    (population) variance of the pair scores and s0, s1 the expected scores
+    at the two Elo values.
     """
     if sum(penta) < 2:
         return 0.0

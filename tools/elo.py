@@ -7,7 +7,7 @@ Each --penta is a match.py line "pentanomial [LL, LD, DD/WL, WD, WW]" (game
 pairs scoring 0, 0.5, 1, 1.5, 2 points for the first engine).  The statistics
 are match.py's: mean pair score, its standard error from the pair variance,
 95% interval, converted to Elo with the logistic formula.  `--sprt ELO0 ELO1`
-also prints the pooled log-likelihood ratio of the shared runner's SPRT, with
+also prints the pooled log-likelihood ratio of match.py's SPRT, with
 its bounds at alpha = beta = 0.05.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 """Self-play games at fixed nodes, with the engine's score on every move.
 
     python tools/selfplay.py --engine .venv/bin/pawnstorm --games 400 \
-        --nodes 4000 --concurrency 2 --openings ../shared/openings.epd \
+        --nodes 4000 --concurrency 2 --openings data/openings.epd \
         --out data/selfplay.pgn
 
 Each game starts from a random opening of the EPD file; the node budget of
