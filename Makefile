@@ -33,7 +33,7 @@ run: $(VENV)/.installed
 	exec $(VENV)/bin/pawnstorm
 
 test: $(VENV)/.installed-test
-	$(VPY) -m pytest -q $(PYTEST_ARGS)
+	$(VPY) -m pytest -q -rs $(PYTEST_ARGS)
 
 exe: $(VENV)/.installed-build
 	$(VENV)/bin/pyinstaller --noconfirm --clean build.spec

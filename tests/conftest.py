@@ -45,15 +45,6 @@ def engine_env() -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """The shared/ directory checked out beside the repo (test suites, EPDs)."""
-    path = REPO_ROOT.parent / "shared"
-    if not path.is_dir():
-        pytest.skip(f"shared data directory {path} is absent (it sits beside the repo in CI)")
-    return path
-
-
 # --- engine processes (used by every test that drives the real engine) ---
 
 

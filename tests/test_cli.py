@@ -234,9 +234,9 @@ def test_epd_reports_solved_count_and_failures(tmp_path: Path, capsys: pytest.Ca
     assert "epd:" not in err and "%|" not in err  # no progress bar when stderr is not a terminal
 
 
-def test_epd_wac_entries_and_forced_progress_bar(shared_dir: Path, tmp_path: Path,
+def test_epd_wac_entries_and_forced_progress_bar(repo_root: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    wac = (shared_dir / "suites" / "wac.epd").read_text(encoding="utf-8").splitlines()
+    wac = (repo_root / "data" / "suites" / "wac.epd").read_text(encoding="utf-8").splitlines()
     suite = write_suite(tmp_path, [wac[0], wac[2]])  # WAC.001 Qg6, WAC.003 Rg3
     status, out, err = run_main(["epd", str(suite), "--nodes", "20000", "--progress"], capsys)
     assert status == 0

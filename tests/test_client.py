@@ -21,12 +21,12 @@ import pytest
 from tests.uci_process import guarded_engine
 
 #: Hang guard for one raw read.
-#: How many mate-in-2 puzzles of the shared suite are checked.
+#: How many mate-in-2 puzzles of data/suites/mate2.fen are checked.
 MATE2_COUNT = int(os.environ.get("PAWNSTORM_MATE2_COUNT", "12"))
 
 KQK = "8/8/8/4k3/8/8/8/4K2Q w - - 0 1"
 BLACK_MATES_IN_ONE = "8/8/8/8/8/5k2/q7/7K b - - 0 1"
-#: Line 2 of shared/suites/mate2.fen: 1. Rxf7+ Kxf7 2. Qg7#.
+#: Line 2 of data/suites/mate2.fen: 1. Rxf7+ Kxf7 2. Qg7#.
 MATE_IN_TWO = "3rrk2/2p2pR1/p4n2/1p1PpP2/2p2q1P/3P1BQ1/PPP5/6RK w - - 1 1"
 MIDDLEGAME = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 
@@ -291,10 +291,8 @@ def puzzle_engine(engine_cmd, repo_root, engine_env):
         yield eng
 
 
-def test_mate_in_two_suite(shared_dir, puzzle_engine):
-    path = shared_dir / "suites" / "mate2.fen"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
+def test_mate_in_two_suite(repo_root, puzzle_engine):
+    path = repo_root / "data" / "suites" / "mate2.fen"
     fens = [line.strip() for line in path.read_text().splitlines() if line.strip()][:MATE2_COUNT]
     assert fens, f"{path} is empty"
     failures = []

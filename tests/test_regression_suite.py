@@ -7,7 +7,7 @@ makes the engine solve more should raise them, a change that solves fewer
 fails here and must justify itself with a match.
 
 Data: the first 60 positions of Win At Chess (WAC.001-060) and the 14
-mate-in-3 problems of the shared suites, copied to tests/data.
+mate-in-3 problems of data/suites/mate3.fen, copied to tests/data.
 """
 from __future__ import annotations
 

@@ -1,12 +1,14 @@
 """Syzygy tablebases on real files: endings won, drawn and lost, played through UCI.
 
-The tables are the shared set in ../shared/syzygy (every 3- and 4-piece table
-and KRBvKR; tests skip, saying so, where that folder is absent).  The engine
-runs as a subprocess behind python-chess's `SimpleEngine` with `SyzygyPath`
-set, exactly as a GUI would drive it; python-chess's own prober, opened on
-the same folder, is the referee and plays the other side with the tables'
-best moves.  Searches are fixed-depth, so the games are reproducible and
-each takes a few seconds.
+The tables are the ones that come with the tests (tests/data/syzygy: every
+3- and 4-piece table and KRBvKR).  The engine runs as a subprocess behind
+python-chess's `SimpleEngine` with `SyzygyPath` set, exactly as a GUI would
+drive it; python-chess's own prober, opened on the same folder, is the
+referee and plays the other side with the tables' best moves.  The referee
+reads results off the prober's DTZ and the board's halfmove clock alone (the
+distance falls, the fifty-move count is respected), not with the engine's
+own root arithmetic.  Searches are fixed-depth, so the games are
+reproducible and each takes a few seconds.
 """
 from __future__ import annotations
 
@@ -19,11 +21,11 @@ import pytest
 
 from tests.uci_process import guarded_engine
 
-SYZYGY_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "syzygy"
+SYZYGY_DIR = Path(__file__).resolve().parent / "data" / "syzygy"
 #: Each engine move in the games: the root ranking by DTZ does the work.
 MOVE = chess.engine.Limit(depth=2)
-#: Wins and losses for the mover, as Stockfish's dtz_before_zeroing gives them.
-BEFORE_ZEROING = {2: 1, 1: 101, 0: 0, -1: -101, -2: -1}
+#: Plies of the fifty-move rule.
+FIFTY_MOVES = 100
 
 #: Hard starts: the defending king in the centre, the attacker's pieces in a corner.
 KQK = "8/8/8/4k3/8/8/8/K6Q w - - 0 1"
@@ -36,11 +38,11 @@ KRBKR_DRAWN = "7k/8/2B3K1/8/4R3/8/8/1r6 b - - 0 1"
 KPK_DRAWN = "K7/8/8/3P4/5k2/8/8/8 b - - 0 1"
 KRKR_DRAWN = "8/8/7r/8/3R4/1k6/8/K7 w - - 0 1"
 
+WIN, DRAW, LOSS = 1, 0, -1
+
 
 @pytest.fixture(scope="module")
 def syzygy_dir() -> Path:
-    if not SYZYGY_DIR.is_dir():
-        pytest.skip(f"{SYZYGY_DIR} is absent: the shared Syzygy tables sit beside the repository in CI")
     return SYZYGY_DIR
 
 
@@ -58,36 +60,65 @@ def tb_engine(engine_cmd, repo_root, engine_env, syzygy_dir):
         yield engine
 
 
-def mover_dtz(referee, board: chess.Board, move: chess.Move) -> int:
-    """Plies from `board` to the next zeroing move if `move` is played: > 0 wins, < 0 loses, 0 draws."""
-    board = board.copy(stack=False)
-    board.push(move)
+def verdict(referee, board: chess.Board) -> tuple[int, int]:
+    """The side to move's result under the fifty-move rule, and the plies to its next zeroing move.
+
+    Straight from python-chess's prober: its DTZ is 1..100 for a win and
+    -100..-1 for a loss (plies to the next capture, pawn move or mate, with
+    the halfmove clock at zero), beyond that a win or loss the fifty-move
+    rule turns into a draw.  The plies the clock has already counted come
+    off the budget: a result stands only if the zeroing move comes by ply
+    100 of the count.  A mate, a dead position or a third repetition ends
+    the game first.
+    """
     if board.is_checkmate():
-        return 1
-    if board.halfmove_clock == 0:
-        return BEFORE_ZEROING[-referee.probe_wdl(board)]
+        return LOSS, 0
+    if board.is_game_over() or board.is_repetition(3):
+        return DRAW, 0
     dtz = referee.probe_dtz(board)
-    return -dtz - (dtz > 0) + (dtz < 0)
+    if dtz == 0 or abs(dtz) + board.halfmove_clock > FIFTY_MOVES:
+        return DRAW, 0
+    return (WIN if dtz > 0 else LOSS), abs(dtz)
 
 
-def preference(dtz: int) -> tuple[int, int]:
+def after(board: chess.Board, move: chess.Move) -> chess.Board:
+    child = board.copy()  # with its moves: repetitions count
+    child.push(move)
+    return child
+
+
+def outcome(referee, board: chess.Board, move: chess.Move) -> tuple[int, int]:
+    """The mover's result if `move` is played, and the plies from `board` to the next zeroing move.
+
+    A capture, a pawn move or a mate is the zeroing move itself (1 ply);
+    otherwise it comes on best play one ply later than the opponent's own.
+    A draw has no distance (0).
+    """
+    child = after(board, move)
+    result, plies = verdict(referee, child)
+    if result == DRAW:
+        return DRAW, 0
+    return -result, 1 if board.is_zeroing(move) or child.is_checkmate() else 1 + plies
+
+
+def preference(referee, board: chess.Board, move: chess.Move) -> tuple[int, int]:
     """Perfect play by DTZ: the quickest zeroing win, else a draw, else the longest resistance."""
-    return (2, -dtz) if dtz > 0 else (1, 0) if dtz == 0 else (0, -dtz)
+    result, plies = outcome(referee, board, move)
+    return (result, -plies if result == WIN else plies if result == LOSS else 0)
 
 
 def tables_move(referee, board: chess.Board) -> chess.Move:
     """The tables' best move: quickest progress when winning, longest resistance when losing."""
-    return max(board.legal_moves, key=lambda move: preference(mover_dtz(referee, board, move)))
+    return max(board.legal_moves, key=lambda move: preference(referee, board, move))
 
 
 def trickiest_draw(referee, board: chess.Board) -> chess.Move:
     """A move that keeps the draw and leaves the opponent the fewest replies that keep it."""
     def saving_replies(move: chess.Move) -> int:
-        after = board.copy(stack=False)
-        after.push(move)
-        return sum(mover_dtz(referee, after, reply) >= 0 for reply in after.legal_moves)
+        position = after(board, move)
+        return sum(outcome(referee, position, reply)[0] != LOSS for reply in position.legal_moves)
 
-    drawing = [move for move in board.legal_moves if mover_dtz(referee, board, move) == 0]
+    drawing = [move for move in board.legal_moves if outcome(referee, board, move)[0] == DRAW]
     return min(drawing, key=saving_replies)
 
 
@@ -107,15 +138,19 @@ def test_won_ending_is_converted(tb_engine, referee, fen, defender) -> None:
     board = chess.Board(fen)
     attacker = board.turn
     game = object()
+    last = None  # the attacker's distance to zeroing at its previous move, if nothing zeroed since
     while not board.is_game_over() and len(board.move_stack) < 200:
         if board.turn == attacker:
+            result, distance = verdict(referee, board)
+            assert result == WIN, f"the win is gone at {board.fen()}"
+            assert last is None or distance < last, f"DTZ {last} -> {distance}: no progress at {board.fen()}"
             move = engine_move(tb_engine, board, game)
-            dtz = mover_dtz(referee, board, move)
-            assert dtz > 0 and dtz + board.halfmove_clock <= 100, f"{move} spoils the win in {board.fen()}"
-        elif defender == "engine":
-            move = engine_move(tb_engine, board, game)
+            assert outcome(referee, board, move)[0] == WIN, f"{move} spoils the win in {board.fen()}"
+            last = None if board.is_zeroing(move) else distance
         else:
-            move = tables_move(referee, board)
+            move = engine_move(tb_engine, board, game) if defender == "engine" else tables_move(referee, board)
+            if board.is_zeroing(move):
+                last = None
         board.push(move)
     assert board.is_checkmate() and board.outcome().winner == attacker, board.fen()
 
@@ -147,7 +182,7 @@ def test_draw_is_held_against_the_trickiest_play(tb_engine, referee, fen) -> Non
     while not board.is_game_over(claim_draw=True) and len(board.move_stack) < 40:
         if board.turn == defender:
             move = engine_move(tb_engine, board, game)
-            assert mover_dtz(referee, board, move) == 0, f"{move} loses the draw in {board.fen()}"
+            assert outcome(referee, board, move)[0] == DRAW, f"{move} loses the draw in {board.fen()}"
         else:
             move = trickiest_draw(referee, board)
         board.push(move)
@@ -159,7 +194,7 @@ def test_draw_is_held_playing_both_sides(tb_engine, referee, fen) -> None:
     game = object()
     while not board.is_game_over(claim_draw=True) and len(board.move_stack) < 30:
         move = engine_move(tb_engine, board, game)
-        assert mover_dtz(referee, board, move) == 0, f"{move} changes the result in {board.fen()}"
+        assert outcome(referee, board, move)[0] == DRAW, f"{move} changes the result in {board.fen()}"
         board.push(move)
 
 
@@ -174,11 +209,11 @@ def test_draw_is_held_playing_both_sides(tb_engine, referee, fen) -> None:
 ])
 def test_losing_side_resists_longest(tb_engine, referee, fen) -> None:
     board = chess.Board(fen)
-    distances = {move: mover_dtz(referee, board, move) for move in board.legal_moves}
-    assert max(distances.values()) < 0, "the position should be lost"
-    longest = min(distances.values())
+    outcomes = {move: outcome(referee, board, move) for move in board.legal_moves}
+    assert {result for result, _ in outcomes.values()} == {LOSS}, "the position should be lost"
+    longest = max(plies for _, plies in outcomes.values())
     move = engine_move(tb_engine, board, object())
-    assert distances[move] == longest, f"{move} resists {-distances[move]} plies, {-longest} possible"
+    assert outcomes[move][1] == longest, f"{move} resists {outcomes[move][1]} plies, {longest} possible"
 
 
 def test_defence_against_the_tables_is_longest_every_move(tb_engine, referee) -> None:
@@ -186,9 +221,10 @@ def test_defence_against_the_tables_is_longest_every_move(tb_engine, referee) ->
     game = object()
     for _ in range(12):
         board.push(tables_move(referee, board))
-        distances = {move: mover_dtz(referee, board, move) for move in board.legal_moves}
+        outcomes = {move: outcome(referee, board, move) for move in board.legal_moves}
+        assert {result for result, _ in outcomes.values()} == {LOSS}, board.fen()
         move = engine_move(tb_engine, board, game)
-        assert distances[move] == min(distances.values()), board.fen()
+        assert outcomes[move][1] == max(plies for _, plies in outcomes.values()), board.fen()
         board.push(move)
 
 
@@ -221,11 +257,11 @@ def test_a_win_beyond_the_halfmove_budget_scores_as_a_draw(tb_engine, referee, c
 
 def test_root_moves_are_filtered_and_reported(tb_engine, referee) -> None:
     board = chess.Board("8/8/8/8/8/2k5/1R6/K7 w - - 0 1")  # the rook is attacked
-    distances = {move: mover_dtz(referee, board, move) for move in board.legal_moves}
-    assert 0 in distances.values(), "some moves drop the rook"
-    quickest = min(dtz for dtz in distances.values() if dtz > 0)
-    lines = tb_engine.analyse(board, chess.engine.Limit(depth=3), multipv=len(distances), game=object())
-    assert {line["pv"][0] for line in lines} == {move for move, dtz in distances.items() if dtz == quickest}
+    outcomes = {move: outcome(referee, board, move) for move in board.legal_moves}
+    assert (DRAW, 0) in outcomes.values(), "some moves drop the rook"
+    quickest = min(plies for result, plies in outcomes.values() if result == WIN)
+    lines = tb_engine.analyse(board, chess.engine.Limit(depth=3), multipv=len(outcomes), game=object())
+    assert {line["pv"][0] for line in lines} == {move for move, best in outcomes.items() if best == (WIN, quickest)}
     for line in lines:
         assert line["score"].relative > chess.engine.Cp(20000), line["score"]  # a tablebase win (or a mate)
         assert line["tbhits"] > 0

@@ -3,8 +3,9 @@
 Every bad input must end in an `info string` naming the problem, with the
 engine still serving and still playing legal moves from its search; a table
 damaged inside (which no header check can see) must cost its probes, never
-the search thread.  The good tables are the shared set in ../shared/syzygy;
-the bad ones are made here from copies of it.
+the search thread.  The good tables are the ones that come with the tests
+(tests/data/syzygy: every 3- and 4-piece table and KRBvKR); the bad ones are
+made here from copies of them.
 """
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ import pytest
 from search.types import TB_WIN
 from tests.uci_process import guarded_engine
 
-SYZYGY_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "syzygy"
-GAVIOTA_DIR = Path("/usr/share/gaviotatb/gtb4")
+DATA = Path(__file__).resolve().parent / "data"
+SYZYGY_DIR = DATA / "syzygy"
+GAVIOTA_DIR = DATA / "gaviota"
 ALL_TABLES = "Syzygy: 36 WDL and 36 DTZ tables, up to 5 pieces"
 KQK = "8/8/8/4k3/8/8/8/K6Q w - - 0 1"
 #: Six pieces, beyond the tables at the root; captures lead into them.
@@ -37,8 +39,6 @@ INTO_KRBKR = "r3k3/8/8/8/3n4/4B3/8/3R2K1 w - - 0 1"
 
 @pytest.fixture(scope="module")
 def syzygy_dir() -> Path:
-    if not SYZYGY_DIR.is_dir():
-        pytest.skip(f"{SYZYGY_DIR} is absent: the shared Syzygy tables sit beside the repository in CI")
     return SYZYGY_DIR
 
 
@@ -93,8 +93,6 @@ def test_tables_split_over_folders_with_a_missing_one(raw, tmp_path, syzygy_dir)
 
 
 def test_syzygy_and_gaviota_together(engine_cmd, repo_root, engine_env, syzygy_dir) -> None:
-    if not GAVIOTA_DIR.is_dir():
-        pytest.skip(f"{GAVIOTA_DIR} is missing: install Debian's gaviotatb package (.ci/run does)")
     with guarded_engine(engine_cmd, repo_root, engine_env) as engine:
         engine.configure({"OwnBook": False, "SyzygyPath": str(syzygy_dir), "GaviotaTbPath": str(GAVIOTA_DIR)})
         # Syzygy ranks the root (Qxh2 zeroes at once); Gaviota gives the mate distance after it.

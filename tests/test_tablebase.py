@@ -1,8 +1,7 @@
 """Endgame tablebases: opening paths, probes, root filtering, and won endings played out.
 
-Real tables are Debian's `gaviotatb` 3-man Gaviota set (.ci/run installs it)
-and the shared Syzygy set in ../shared/syzygy (3- and 4-piece, and KRBvKR);
-tests that need them skip, saying so, when either is absent.  The Syzygy
+Real tables come with the tests (tests/data, README there): the 3-man
+Gaviota set (cp4) and the Syzygy set (3- and 4-piece, and KRBvKR).  The Syzygy
 root ranking is checked here against python-chess's own prober on those
 files; tests/test_syzygy.py plays the endings out through UCI and
 tests/test_syzygy_files.py feeds the engine bad paths and damaged files.
@@ -12,6 +11,7 @@ node limits so that each takes a few seconds at most.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import chess
@@ -33,9 +33,11 @@ from search.tt import TranspositionTable, decode, score_from_tt
 from search.types import EXACT, MATE, MATE_BOUND, TB_WIN, TB_WIN_BOUND
 from tests.uci_process import guarded_engine
 
-GAVIOTA_ROOT = Path("/usr/share/gaviotatb")
-GAVIOTA_DIR = GAVIOTA_ROOT / "gtb4"
-SYZYGY_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "syzygy"
+DATA = Path(__file__).resolve().parent / "data"
+GAVIOTA_DIR = DATA / "gaviota"
+#: One 3-man table in another compression (cp1), which the pure-Python reader cannot read.
+GAVIOTA_CP1_DIR = DATA / "gaviota-cp1"
+SYZYGY_DIR = DATA / "syzygy"
 
 #: Hard starts: defending king in the centre, attacking king in a far corner.
 KQK_HARD = "8/8/8/4k3/8/8/8/K6Q w - - 0 1"  # mate in 9 (17 plies)
@@ -51,8 +53,6 @@ KQKR_CAPTURE = "8/8/8/8/2k5/8/7r/K6Q w - - 0 1"
 
 @pytest.fixture(scope="module")
 def gaviota_dir() -> Path:
-    if not GAVIOTA_ROOT.is_dir():
-        pytest.skip(f"{GAVIOTA_ROOT} is missing: install Debian's gaviotatb package (.ci/run does)")
     return GAVIOTA_DIR
 
 
@@ -139,8 +139,8 @@ def test_bad_gaviota_paths_are_explained(tmp_path: Path) -> None:
     assert tablebases.max_pieces == 0
 
 
-def test_gaviota_other_compressions_are_named(gaviota_dir) -> None:
-    messages = Tablebases().set_gaviota_path(str(gaviota_dir.parent / "gtb1"))
+def test_gaviota_other_compressions_are_named() -> None:
+    messages = Tablebases().set_gaviota_path(str(GAVIOTA_CP1_DIR))
     assert "cp1" in messages[0] and "*.gtb.cp4" in messages[0], messages
 
 
@@ -202,18 +202,57 @@ def test_tablebase_win_scores_are_stored_relative_to_the_node() -> None:
     assert score_from_tt(decode(table.probe_data(43))[2], ply=6) == -TB_WIN + 9
 
 
-def test_damaged_table_costs_the_probe_not_the_game(tables) -> None:
-    class Broken:
-        def probe_dtm(self, board: chess.Board) -> int:
-            raise OSError("truncated file")
+def damaged_gaviota_copy(target: Path, damage: str) -> Path:
+    """A copy of the real 3-man tables with kqk.gtb.cp4 damaged as `damage` says."""
+    target.mkdir()
+    for table in GAVIOTA_DIR.glob("*.gtb.cp4"):
+        shutil.copy(table, target / table.name)
+    table = target / "kqk.gtb.cp4"
+    data = table.read_bytes()
+    if damage == "cut":  # the second half of the blocks is gone
+        table.write_bytes(data[:len(data) // 2])
+    elif damage == "garbage":  # header and all
+        table.write_bytes(bytes(range(256)) * (len(data) // 256))
+    else:  # "empty"
+        table.write_bytes(b"")
+    return target
 
-        def close(self) -> None:
-            pass
 
-    tables.gaviota = Broken()
-    board = chess.Board(KQK_HARD)
-    assert tables.probe_wdl(board) is None and tables.probe_score(board, 1) is None
-    assert tables.root_moves(board) is None
+@pytest.mark.parametrize("damage", ["cut", "garbage", "empty"])
+def test_damaged_table_costs_its_probes_not_the_game(tmp_path, gaviota, damage) -> None:
+    folder = damaged_gaviota_copy(tmp_path / "gtb", damage)
+    tablebases = Tablebases()
+    try:
+        # Nothing to see from the outside: the reader opens a table only when it is probed.
+        assert tablebases.set_gaviota_path(str(folder)) == ["Gaviota: 5 tables, up to 3 pieces"]
+        board = chess.Board(KQK_HARD)
+        # The root cannot be ranked (some of its probes fail); neither can a damaged probe's position.
+        assert tablebases.root_moves(board) is None
+        if damage != "cut":  # the header is gone: every KQK probe fails
+            assert tablebases.probe_wdl(board) is None and tablebases.probe_score(board, 1) is None
+        # The intact tables still answer, exactly as the referee does.
+        krk = chess.Board(KRK_HARD)
+        result = tablebases.root_moves(krk)
+        assert result is not None and result.score == MATE - gaviota.probe_dtm(krk)
+        # And the search goes on with its own evaluation where the table fails.
+        move, reports = search(tablebases, KQK_HARD, Limits(depth=3))
+        assert move in board.legal_moves and reports[-1].depth == 3
+    finally:
+        tablebases.close()
+
+
+def test_damaged_gaviota_table_leaves_the_engine_serving(raw, tmp_path) -> None:
+    folder = damaged_gaviota_copy(tmp_path / "gtb", "garbage")
+    raw.send(f"setoption name GaviotaTbPath value {folder}")
+    assert [line for line in raw.sync() if line.startswith("info string ")] == [
+        "info string Gaviota: 5 tables, up to 3 pieces"]
+    for fen in (KQK_HARD, KRK_HARD):
+        raw.send(f"position fen {fen}")
+        raw.send("go depth 3")
+        _, before = raw.bestmove(chess.Board(fen))
+    # The intact KRK table is still probed.
+    assert any(" tbhits " in line and " tbhits 0 " not in line for line in before), before
+    assert raw.sync() == [] and raw.stderr() == ""
 
 
 # --- root filtering ------------------------------------------------------------------------------------
@@ -261,9 +300,7 @@ def test_reported_score_prefers_known_distances() -> None:
 
 @pytest.fixture(scope="module")
 def referee():
-    """python-chess's Syzygy prober on the shared tables: the independent referee."""
-    if not SYZYGY_DIR.is_dir():
-        pytest.skip(f"{SYZYGY_DIR} is absent: the shared Syzygy tables sit beside the repository in CI")
+    """python-chess's Syzygy prober on the same tables: the independent referee."""
     import chess.syzygy
 
     with chess.syzygy.open_tablebase(str(SYZYGY_DIR)) as tables:
@@ -342,14 +379,27 @@ def test_syzygy_in_tree_scores_prefer_the_nearer_win(syzygy) -> None:
     assert syzygy.probe_score(board, 2) > syzygy.probe_score(board, 4) > TB_WIN_BOUND
 
 
-def test_syzygy_failure_falls_back_on_gaviota(syzygy, gaviota_dir) -> None:
-    def missing(board: chess.Board) -> int:
-        raise KeyError("no DTZ table")
-
-    syzygy.syzygy.probe_dtz = missing
-    syzygy.set_gaviota_path(str(gaviota_dir))
-    result = syzygy.root_moves(chess.Board(KRK_ROOK_ATTACKED))
-    assert result.score == MATE - 31  # Gaviota's exact distance
+def test_syzygy_without_dtz_falls_back_on_gaviota(tmp_path, referee, gaviota_dir, gaviota) -> None:
+    """KRvK's DTZ table is missing from the folder: the root is ranked by Gaviota's DTM instead."""
+    folder = tmp_path / "syzygy"
+    folder.mkdir()
+    for table in SYZYGY_DIR.glob("*.rtb[wz]"):
+        if table.name != "KRvK.rtbz":
+            (folder / table.name).symlink_to(table)
+    tablebases = Tablebases()
+    try:
+        assert tablebases.set_syzygy_path(str(folder)) == ["Syzygy: 36 WDL and 35 DTZ tables, up to 5 pieces"]
+        board = chess.Board(KRK_ROOK_ATTACKED)
+        # WDL alone: every move that keeps the win, no distance.
+        result = tablebases.root_moves(board)
+        assert set(result.moves) == {move for move in board.legal_moves if child_wdl(referee, board, move) == -2}
+        assert TB_WIN_BOUND < result.score < MATE_BOUND
+        tablebases.set_gaviota_path(str(gaviota_dir))
+        result = tablebases.root_moves(board)
+        assert result.score == MATE - 31  # Gaviota's exact distance
+        assert set(result.moves) == keeping_the_distance(board, 31, gaviota.probe_dtm)
+    finally:
+        tablebases.close()
 
 
 # --- the search with tables ---------------------------------------------------------------------------
