@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -18,7 +19,16 @@ from search.types import TB_WIN_BOUND
 from tests.uci_process import RawEngine
 
 LINUX_PROC = Path("/proc/self/stat").exists()
-needs_proc = pytest.mark.skipif(not LINUX_PROC, reason="reads the process table from /proc")
+needs_proc = pytest.mark.skipif(not LINUX_PROC, reason="reads the process table from /proc (Linux only)")
+SYZYGY_DIR = Path(__file__).resolve().parent / "data" / "syzygy"
+#: CPU time (clock ticks, 1/100 s on Linux) each helper must burn to count as searching.
+BUSY_TICKS = 10
+#: How long a helper's CPU time must stand still to count as stopped.
+STILL_S = 0.5
+#: A bound for `stop` -> `bestmove` that no loaded machine should reach: the search checks its
+#: stop flag every CHECK_EVERY nodes (about a millisecond) and does not wait for the helpers.
+#: The tests assert behaviour, not speed; this only catches a `bestmove` held up by the helpers.
+BESTMOVE_AFTER_STOP_S = 10.0
 
 
 def helper_pids(parent: int) -> set[int]:
@@ -44,6 +54,27 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def cpu_ticks(pid: int) -> int:
+    """CPU time `pid` has used so far, in clock ticks (utime + stime of /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def searching(pids: set[int]) -> bool:
+    """Every helper burns CPU, as only a searching one does (an idle helper waits on its pipe)."""
+    start = {pid: cpu_ticks(pid) for pid in pids}
+    return wait_until(lambda: all(cpu_ticks(pid) >= start[pid] + BUSY_TICKS for pid in pids))
+
+
+def stopped(pids: set[int]) -> bool:
+    """Every helper's CPU time stands still for STILL_S: none is searching any more."""
+    def still() -> bool:
+        before = {pid: cpu_ticks(pid) for pid in pids}
+        time.sleep(STILL_S)
+        return all(cpu_ticks(pid) == before[pid] for pid in pids)
+    return wait_until(still)
 
 
 def wait_until(condition, timeout: float = 20.0) -> bool:
@@ -119,6 +150,32 @@ def test_helpers_search_and_their_nodes_are_counted() -> None:
         assert searcher.take_problems() == []
 
 
+def test_helper_nodes_grow_while_searching_and_freeze_once_stopped() -> None:
+    with parallel(2) as searcher:
+        stop = threading.Event()
+        results = []
+        thread = threading.Thread(target=lambda: results.append(
+            searcher.search(chess.Board(), Limits(infinite=True), stop=stop)))
+        thread.start()
+        try:
+            # Searching: the helper's published node count moves, and keeps moving.
+            assert wait_until(lambda: searcher.pool.nodes() > 0)
+            seen = searcher.pool.nodes()
+            assert wait_until(lambda: searcher.pool.nodes() > seen)
+        finally:
+            stop.set()
+            started = time.monotonic()
+            thread.join(timeout=60)
+        assert not thread.is_alive() and results[0].best_move in chess.Board().legal_moves
+        assert time.monotonic() - started < BESTMOVE_AFTER_STOP_S
+        # Stopped: every helper reports its search done, and its count no longer moves.
+        searcher.pool.wait_done()
+        assert searcher.take_problems() == []
+        frozen = searcher.pool.nodes()
+        time.sleep(STILL_S)
+        assert searcher.pool.nodes() == frozen > seen
+
+
 def test_without_helpers_the_helpers_stay_idle() -> None:
     with parallel(2) as searcher:
         searcher.search(chess.Board(), Limits(depth=4), helpers=False)
@@ -158,7 +215,7 @@ def test_threads_option_starts_and_ends_helper_processes(engine) -> None:
 def test_end_of_input_ends_the_helpers_too(engine) -> None:
     helpers = set_threads(engine, 2)
     engine.send("go infinite")
-    time.sleep(0.3)
+    assert searching(helpers)
     engine.proc.stdin.close()
     assert engine.wait_exit() == 0
     assert all_gone(helpers)
@@ -168,7 +225,7 @@ def test_end_of_input_ends_the_helpers_too(engine) -> None:
 def test_helpers_do_not_outlive_a_killed_engine(engine) -> None:
     helpers = set_threads(engine, 3)
     engine.send("go infinite")
-    time.sleep(0.5)  # the helpers are searching
+    assert searching(helpers)
     os.kill(engine.proc.pid, signal.SIGKILL)
     engine.proc.wait(timeout=10)
     assert all_gone(helpers)
@@ -185,18 +242,23 @@ def test_a_killed_helper_is_named_and_the_engine_keeps_playing(engine) -> None:
     assert len(reported) == 1 and "stopped" in reported[0]
 
 
+@needs_proc
 def test_stop_reaches_the_helpers(engine) -> None:
-    engine.send("setoption name Threads value 2")
-    engine.sync()
+    helpers = set_threads(engine, 2)
+    assert stopped(helpers)  # started and waiting
     for _ in range(3):
         engine.send("go infinite")
-        time.sleep(0.2)
+        assert searching(helpers)
         engine.send("stop")
+        started = time.monotonic()
         move, before = engine.bestmove(chess.Board())
-        infos = [line for line in before if line.startswith("info depth")]
-        assert infos
+        # `bestmove` does not wait for the helpers; the bound is far above what any machine needs.
+        assert time.monotonic() - started < BESTMOVE_AFTER_STOP_S
+        assert [line for line in before if line.startswith("info depth")]
+        assert stopped(helpers)  # no further command needed: the stop reached them
     engine.send("go depth 4")  # a new search starts once every helper has stopped
     engine.bestmove(chess.Board())
+    assert stopped(helpers) and helper_pids(engine.proc.pid) == helpers
 
 
 # --- diversity and the deeper helper ------------------------------------------------------
@@ -272,10 +334,8 @@ def test_multipv_and_searchmoves_with_helpers() -> None:
         assert result.best_move.uci() in ("a2a3", "h2h3")
 
 
-def test_helpers_open_the_main_process_tablebases(shared_dir: Path) -> None:
-    syzygy = shared_dir / "syzygy"
-    if not (syzygy / "KRvK.rtbw").exists():
-        pytest.skip("no Syzygy tables in ../shared/syzygy")
+def test_helpers_open_the_main_process_tablebases() -> None:
+    syzygy = SYZYGY_DIR
     from search.tablebase import Tablebases
     tablebases = Tablebases()
     tablebases.set_syzygy_path(str(syzygy))
