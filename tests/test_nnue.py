@@ -1,11 +1,14 @@
 """The learned evaluation: net file, incremental accumulators, symmetry, the search, the UCI options."""
 from __future__ import annotations
 
+import os
 import random
+import shutil
 import struct
 import subprocess
 import sys
 import zlib
+from collections import Counter
 from pathlib import Path
 
 import chess
@@ -22,7 +25,8 @@ from search.features import Features
 from search.position import Position
 from search.timeman import Limits
 from tests.reference import minimax
-from tests.strategies import boards
+from tests.strategies import boards, special_move
+from tests.uci_process import RawEngine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,32 +75,44 @@ def test_bundled_net_ships_and_loads() -> None:
 
 @pytest.mark.parametrize("chess960", [False, True])
 @pytest.mark.parametrize("net_index", [0, 1, 2])
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1))
-def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: int, seed: int) -> None:
+def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: int) -> None:
     """After every move of a random game (castling, ep, promotions, null moves) the
-    incremental accumulators equal the from-scratch sum, and so does the score."""
+    incremental accumulators equal the from-scratch sum, and so does the score.
+
+    The games are steered towards the moves that touch more than two features
+    (tests.strategies.special_move); over the examples each kind must actually
+    have been played, or the test proves nothing about it."""
     net = NETS[net_index]
-    rng = random.Random(seed)
-    board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
-    pos = Position(board, net)
-    for _ in range(rng.randrange(40, 160)):
-        moves = list(pos.board.legal_moves)
-        if not moves:
-            break
-        # Prefer the moves that touch more than two features.
-        special = [m for m in moves if pos.board.is_castling(m) or pos.board.is_capture(m) or m.promotion]
-        move = rng.choice(special if special and rng.random() < 0.5 else moves)
-        if rng.random() < 0.1 and not pos.board.is_check():
-            pos.push_null()
-            assert np.array_equal(pos.acc, net.accumulator(pos.board))
+    played: Counter[str] = Counter()
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(seed=st.integers(0, 2**32 - 1))
+    def game(seed: int) -> None:
+        rng = random.Random(seed)
+        board = chess.Board.from_chess960_pos(rng.randrange(960)) if chess960 else chess.Board()
+        pos = Position(board, net)
+        for _ in range(rng.randrange(40, 160)):
+            if not any(pos.board.legal_moves):
+                break
+            move = special_move(pos.board, rng.randrange(10_000))
+            if rng.random() < 0.1 and not pos.board.is_check():
+                played["null move"] += 1
+                pos.push_null()
+                assert np.array_equal(pos.acc, net.accumulator(pos.board))
+                pos.pop()
+            played["castling"] += pos.board.is_castling(move)
+            played["en passant"] += pos.board.is_en_passant(move)
+            played["promotion"] += move.promotion is not None
+            played["capture"] += pos.board.is_capture(move)
+            pos.push(move)
+            assert np.array_equal(pos.acc, net.accumulator(pos.board)), pos.board.fen()
+            assert pos.evaluate() == net.evaluate(pos.board) == evaluate_plain(net, pos.board)
+        while pos.board.move_stack:
             pos.pop()
-        pos.push(move)
-        assert np.array_equal(pos.acc, net.accumulator(pos.board)), pos.board.fen()
-        assert pos.evaluate() == net.evaluate(pos.board) == evaluate_plain(net, pos.board)
-    while pos.board.move_stack:
-        pos.pop()
-        assert np.array_equal(pos.acc, net.accumulator(pos.board))
+            assert np.array_equal(pos.acc, net.accumulator(pos.board))
+
+    game()
+    assert all(played[kind] for kind in ("castling", "en passant", "promotion", "capture", "null move")), played
 
 
 @pytest.mark.parametrize("net_index", [0, 1, 2])
@@ -207,6 +223,69 @@ def test_uci_options_switch_and_load_nets(tmp_path: Path) -> None:
     assert f"{expected / 100:+.2f} (side to move)" in nnue_lines[2]
     assert any(line.startswith("info string NNUE evaluation using") and str(custom) in line for line in lines)
     assert any(line.startswith("Final evaluation:") for line in lines)  # the classical terms are still shown
+
+
+#: The packages an engine needs to run from a copy of the source tree.
+ENGINE_PACKAGES = ("uci_engine", "search", "eval", "opening_book")
+#: Searched by the engines compared below: a middlegame where the net and the classical evaluation differ.
+SEARCHED = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+
+
+def _searched(cwd: Path, env: dict[str, str], tmp_path: Path, setup: list[str]) -> tuple[list[str], list[str]]:
+    """Start the engine, send `setup`, search SEARCHED to depth 3: (the lines before the search,
+    the search's `info depth` lines without their timings, which differ from run to run, and bestmove)."""
+    engine = RawEngine([sys.executable, "-m", "uci_engine"], cwd, env, tmp_path / f"stderr-{len(setup)}.txt")
+    try:
+        engine.send("uci")
+        _, handshake = engine.expect("uciok")
+        for command in setup:
+            engine.send(command)
+        before = handshake + ["uciok"] + engine.sync()
+        engine.send(f"position fen {SEARCHED}")
+        engine.send("go depth 3")
+        bestmove, lines = engine.bestmove(chess.Board(SEARCHED))
+        engine.send("quit")
+        assert engine.wait_exit() == 0 and engine.stderr() == ""
+    finally:
+        engine.close()
+    search = []
+    for line in lines:
+        if line.startswith("info depth") and " pv " in line:
+            words = line.split()
+            for timing in ("time", "nps", "hashfull"):
+                at = words.index(timing)
+                del words[at:at + 2]
+            search.append(" ".join(words))
+    return before, search + [bestmove.uci()]
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "corrupt"])
+def test_a_bad_bundled_net_is_named_at_start_up_and_the_classical_evaluation_plays(tmp_path: Path,
+                                                                                    damage: str) -> None:
+    """The engine run from a copy of the source tree whose eval/default.nnue is missing or damaged."""
+    copy = tmp_path / "engine"
+    for package in ENGINE_PACKAGES:
+        shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
+    bundled = copy / "eval" / "default.nnue"
+    data = bundled.read_bytes()
+    if damage == "missing":
+        bundled.unlink()
+    elif damage == "truncated":
+        bundled.write_bytes(data[:len(data) // 2])
+    else:
+        bundled.write_bytes(data[:1000] + bytes([data[1000] ^ 1]) + data[1001:])
+    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONUNBUFFERED": "1"}
+    before, search = _searched(copy, env, tmp_path, ["eval"])
+    # Said once, at the handshake, naming the file and the problem.
+    notes = [line for line in before if "bundled net" in line]
+    assert len(notes) == 1 and notes[0].startswith("info string NNUE: the bundled net is not usable"), before
+    assert str(bundled) in notes[0] and "classical evaluation" in notes[0]
+    assert before.index(notes[0]) < before.index("uciok")
+    assert "NNUE evaluation: no net loaded" in before
+    # And it plays: the very search of the classical evaluation, node for node.
+    _, classical = _searched(ROOT, env | {"PYTHONPATH": str(ROOT)}, tmp_path, ["setoption name Use NNUE value false"])
+    _, with_net = _searched(ROOT, env | {"PYTHONPATH": str(ROOT)}, tmp_path, [])
+    assert search == classical != with_net
 
 
 def test_search_score_comes_from_the_chosen_evaluation() -> None:

@@ -1,6 +1,9 @@
 """The search's incremental state must always equal a from-scratch computation."""
 from __future__ import annotations
 
+import random
+from collections import Counter
+
 import chess
 import chess.polyglot
 from hypothesis import given, settings
@@ -8,7 +11,7 @@ from hypothesis import strategies as st
 
 from eval import evaluate
 from search.position import Position
-from tests.strategies import boards
+from tests.strategies import boards, special_move
 
 
 @settings(max_examples=60, deadline=None)
@@ -33,27 +36,37 @@ def test_incremental_key_and_eval_match_full_computation(seed_board: chess.Board
     assert pos.key == start_key
 
 
-@settings(max_examples=60, deadline=None)
-@given(start=st.integers(min_value=0, max_value=959), choices=st.lists(st.integers(min_value=0, max_value=10_000),
-                                                                       max_size=80))
-def test_chess960_games_keep_key_and_eval_in_step(start: int, choices: list[int]) -> None:
-    """Fischer random castling (king takes own rook) is made and unmade exactly."""
-    board = chess.Board.from_chess960_pos(start)
-    pos = Position(board)
-    castled = 0
-    for choice in choices:
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        castles = [move for move in moves if board.is_castling(move)]
-        move = castles[0] if castles and choice % 3 == 0 else moves[choice % len(moves)]
-        castled += board.is_castling(move)
-        pos.push(move)
-        assert pos.key == chess.polyglot.zobrist_hash(board)
-        assert pos.evaluate() == evaluate(board)
-    while board.move_stack:
-        pos.pop()
-    assert pos.key == chess.polyglot.zobrist_hash(board)
+def test_chess960_games_keep_key_and_eval_in_step() -> None:
+    """Fischer random castling (king takes own rook), en passant and promotions are made and unmade exactly.
+
+    Random Chess960 games steered towards those moves (tests.strategies.special_move); over
+    the examples each kind must actually have been played, or the test proves nothing.
+    """
+    played: Counter[str] = Counter()
+
+    @settings(max_examples=60, deadline=None)
+    @given(start=st.integers(min_value=0, max_value=959), seed=st.integers(0, 2**32 - 1))
+    def game(start: int, seed: int) -> None:
+        rng = random.Random(seed)
+        board = chess.Board.from_chess960_pos(start)
+        pos = Position(board)
+        for _ in range(rng.randrange(40, 121)):
+            if not any(board.legal_moves):
+                break
+            move = special_move(board, rng.randrange(10_000))
+            played["castling"] += board.is_castling(move)
+            played["en passant"] += board.is_en_passant(move)
+            played["promotion"] += move.promotion is not None
+            pos.push(move)
+            assert pos.key == chess.polyglot.zobrist_hash(board)
+            assert pos.evaluate() == evaluate(board)
+        while board.move_stack:
+            pos.pop()
+            assert pos.key == chess.polyglot.zobrist_hash(board)
+        assert board == chess.Board.from_chess960_pos(start)
+
+    game()
+    assert played["castling"] and played["en passant"] and played["promotion"], played
 
 
 def test_chess960_castling_where_king_and_rook_swap_squares() -> None:
