@@ -193,9 +193,18 @@ def default_net() -> Net | None:
 
 
 @functools.lru_cache(maxsize=1)
+def _load_bundled() -> tuple[Net | None, str | None]:
+    try:
+        return load(BUNDLED), None
+    except NetError as error:
+        return None, str(error)
+
+
 def bundled_net() -> Net | None:
     """The net shipped with the engine, or None if it is missing or unusable (then: classical)."""
-    try:
-        return load(BUNDLED)
-    except NetError:
-        return None
+    return _load_bundled()[0]
+
+
+def bundled_net_problem() -> str | None:
+    """Why the bundled net could not be used (the file and the problem), or None when it loaded."""
+    return _load_bundled()[1]

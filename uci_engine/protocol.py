@@ -139,6 +139,10 @@ class UciEngine:
         self.out.send(f"id author {ENGINE_AUTHOR}")
         for declaration in self.options.declarations():
             self.out.send(declaration)
+        problem = nnue.bundled_net_problem()
+        if problem is not None and self._net is None:  # said where a GUI logs it: at the handshake
+            self.out.info_string(f"NNUE: the bundled net is not usable ({problem}); "
+                                 "searching with the classical evaluation")
         self.out.send("uciok")
 
     def cmd_debug(self, args: list[str]) -> None:
