@@ -9,7 +9,8 @@ The time manager turns the clock into two numbers:
   move of the last completed one.
 
 `Move Overhead` (GUI and pipe latency) is taken off the clock first so that the
-move arrives before the flag falls.
+move arrives before the flag falls; under `movestogo`, once for each move left
+in the time control, since every one of them pays it.
 """
 from __future__ import annotations
 
@@ -94,9 +95,13 @@ def allocate(limits: Limits, color: chess.Color, move_overhead: int = 30) -> Tim
         return TimeBudget(None, None)  # depth / nodes / mate only
 
     moves_to_go = SUDDEN_DEATH_MOVES
+    # The overhead is paid on every move: before a time control, keep it back for each move
+    # left in the control, or the last moves find the clock already spent by the latency.
+    reserve = move_overhead
     if limits.movestogo is not None and limits.movestogo > 0:
         moves_to_go = min(limits.movestogo, SUDDEN_DEATH_MOVES)
-    available = max(0.0, time_left - move_overhead)
+        reserve = move_overhead * limits.movestogo
+    available = max(0.0, time_left - reserve)
     optimum = available / moves_to_go + 0.75 * increment
     # Never plan to spend more than a fraction of the clock on one move; the
     # last move before a time control may use most of what is left.

@@ -20,7 +20,7 @@ from search.timeman import Limits, allocate, stability_scale
 from search.types import EXACT
 from tests.fake_clock import NodeClock, install_node_clock
 
-#: Line 2 of shared/suites/mate2.fen: 1. Rxf7+ Kxf7 2. Qg7#.
+#: Line 2 of data/suites/mate2.fen: 1. Rxf7+ Kxf7 2. Qg7#.
 MATE_IN_TWO = "3rrk2/2p2pR1/p4n2/1p1PpP2/2p2q1P/3P1BQ1/PPP5/6RK w - - 1 1"
 START = chess.Board()
 
@@ -223,3 +223,68 @@ def test_movetime_is_searched_to_the_end(monkeypatch) -> None:
     # depth 1 (stability scale 0.75): under a clock that would end the search, here not.
     assert 0.75 * 25 <= record.completed[3][1] < 25
     assert 2500 <= result.nodes < 2500 + CHECK_EVERY, [(d, ms) for d, ms, _ in record.completed]
+
+
+# --- whole games on the clock ----------------------------------------------------------------
+
+#: Node speed of the games below: 10,000 nodes a second, about Pawnstorm's own, so that the
+#: clock is read (every CHECK_EVERY nodes) as often, in milliseconds, as in real play.
+GAME_MS_PER_NODE = 0.1
+#: What each move costs beyond the search, on the clock of the side that moved: the GUI's and
+#: the pipes' share, which `Move Overhead` (the default 30 ms) is there to cover.
+LAG_MS = 10
+GAME_PLIES = 200
+
+
+def play_on_the_clock(monkeypatch, base_ms: int, increment_ms: int = 0,
+                      moves_per_control: int | None = None) -> tuple[chess.Board, dict[chess.Color, list[float]]]:
+    """A whole game, one searcher per side, each move's time deducted from the mover's clock.
+
+    As a GUI keeps the clocks: the time the search took plus LAG_MS comes off,
+    then the increment goes on; with `moves_per_control`, `movestogo` counts
+    down the moves left in the control and `base_ms` is added when it is
+    done.  Fails the moment a clock would run out.  Returns the game and, for
+    each side, its clock after each of its moves.
+    """
+    clock = install_node_clock(monkeypatch, GAME_MS_PER_NODE)
+    searchers = {chess.WHITE: Searcher(1), chess.BLACK: Searcher(1)}
+    left = {chess.WHITE: float(base_ms), chess.BLACK: float(base_ms)}
+    history: dict[chess.Color, list[float]] = {chess.WHITE: [], chess.BLACK: []}
+    board = chess.Board()
+    while not board.is_game_over(claim_draw=True) and len(board.move_stack) < GAME_PLIES:
+        side = board.turn
+        moves_made = len(history[side])
+        movestogo = None if moves_per_control is None else moves_per_control - moves_made % moves_per_control
+        limits = Limits(wtime=int(left[chess.WHITE]), btime=int(left[chess.BLACK]),
+                        winc=increment_ms, binc=increment_ms, movestogo=movestogo)
+        started = clock.ms()
+        result = searchers[side].search(board, limits)
+        left[side] -= clock.ms() - started + LAG_MS
+        assert left[side] > 0, (f"{'White' if side else 'Black'} lost on time at move {moves_made + 1} "
+                                f"(movestogo {movestogo}): {left[side]:.1f} ms, {board.fen()}")
+        left[side] += increment_ms
+        if movestogo == 1:
+            left[side] += base_ms
+        history[side].append(left[side])
+        assert result.best_move in board.legal_moves
+        board.push(result.best_move)
+    return board, history
+
+
+def test_a_whole_game_under_wtime_and_winc_never_runs_out_of_time(monkeypatch) -> None:
+    board, history = play_on_the_clock(monkeypatch, base_ms=2000, increment_ms=20)  # 2+0.02 at 10k nps
+    assert board.is_game_over(claim_draw=True) or len(board.move_stack) == GAME_PLIES
+    for side, clocks in history.items():
+        # The clock is used, not hoarded: the time left falls well below the start, and the
+        # increment keeps it above the overhead the engine keeps back.
+        assert min(clocks) < 2000 / 2, (side, clocks)
+        assert min(clocks) > 30, (side, clocks)
+
+
+def test_a_whole_game_under_movestogo_never_runs_out_of_time(monkeypatch) -> None:
+    board, history = play_on_the_clock(monkeypatch, base_ms=500, moves_per_control=10)  # 10 moves in 0.5 s
+    assert len(board.move_stack) > 2 * 10, "the game should run past the first control"
+    for side, clocks in history.items():
+        # Each control is used, not hoarded: just before it ends (movestogo 1) little is left.
+        before_control = [clock - 500 for clock in clocks[9::10]]
+        assert before_control and max(before_control) < 500 / 2, (side, before_control)

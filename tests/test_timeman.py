@@ -45,6 +45,14 @@ def test_movestogo_one_spends_more_than_sudden_death() -> None:
     assert last_move.hard < 10_000
 
 
+@pytest.mark.parametrize("time_left, mtg", [(1_000, 10), (2_000, 20), (5_000, 40), (300, 5), (100, 10)])
+def test_movestogo_keeps_the_overhead_back_for_every_move_left(time_left: int, mtg: int) -> None:
+    """Each move left in the control pays the GUI's latency: none may be planned into this one."""
+    overhead = 30
+    budget = allocate(Limits(wtime=time_left, movestogo=mtg), chess.WHITE, move_overhead=overhead)
+    assert budget.hard <= max(1.0, time_left - overhead * mtg)
+
+
 def test_increment_adds_thinking_time() -> None:
     assert allocate(Limits(wtime=10_000, winc=1_000), chess.WHITE).soft > allocate(Limits(wtime=10_000), chess.WHITE).soft
 
