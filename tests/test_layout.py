@@ -39,3 +39,10 @@ def test_the_engine_never_imports_training(package: str) -> None:
 @pytest.mark.parametrize("path", modules("search"), ids=lambda path: path.name)
 def test_search_knows_nothing_of_uci(path: Path) -> None:
     assert "uci_engine" not in imported_packages(path)
+
+
+@pytest.mark.parametrize("package", ENGINE)
+def test_the_engine_never_imports_a_cluster_engine(package: str) -> None:
+    """Scale-out lives in training/ and tools/ (training/cluster.py), never in the engine."""
+    for path in modules(package):
+        assert not imported_packages(path) & {"distributed", "dask", "ray"}, path
