@@ -46,6 +46,11 @@ depth, and games only on the seed and the chunk index, so a chunk's bytes are
 the same whichever worker made it and whenever.  Across chunks duplicates are
 removed when the trainer loads the data.  `provenance.json` beside the chunks
 records the teacher, the limits, the seed and every chunk's counts.
+
+With ``--cluster ADDRESS`` the chunks are tasks on a Dask cluster instead of
+``--workers`` local processes (`training.datagen_cluster`, docs/cluster.md):
+the same files, byte for byte, and per chunk the teacher and host in
+`provenance.json`.
 """
 from __future__ import annotations
 
@@ -54,13 +59,16 @@ import json
 import multiprocessing
 import random
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Iterator
 
 import chess
 import chess.pgn
 from tqdm import tqdm
 
+from training.cluster import ClusterError
 from training.pgn import open_pgn, white_result
 from training.records import RESULT_UNKNOWN, SUFFIX, Record, chunk_exists, write_chunk
 from training.teacher import Label, Teacher
@@ -326,6 +334,24 @@ def plan(settings: Settings, sf_chunks: int, self_chunks: int, tree_chunks: int 
     return tasks
 
 
+@contextmanager
+def made_chunks(cluster: str | None, workers: int, settings: Settings,
+                pending: list[Task]) -> Iterator[Iterator[tuple[str, dict[str, int]]]]:
+    """(chunk name, counts) as chunks are made: by `workers` local processes, or by the cluster at `cluster`.
+
+    Either way each chunk's file is in `settings.out` when it is yielded.
+    The cluster path (training.datagen_cluster) is imported only when asked
+    for: a local run needs no Dask.
+    """
+    if cluster is not None:
+        from training import datagen_cluster
+        with datagen_cluster.chunks(cluster, settings, pending) as made:
+            yield made
+        return
+    with multiprocessing.Pool(workers, initializer=_start_worker, initargs=(settings,)) as pool:
+        yield pool.imap_unordered(run_task, pending)
+
+
 def count_pgn_games(path: str) -> int:
     with open_pgn(path) as handle:
         return sum(1 for line in handle if line.startswith("[Event "))
@@ -347,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk-games", type=int, default=40, help="games per self, tree or play chunk")
     parser.add_argument("--selfplay-nodes", type=int, default=400)
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--cluster", metavar="ADDRESS", default=None,
+                        help="make the chunks on a Dask cluster: its scheduler's address (tcp://host:8786) or "
+                             "scheduler file; needs the `cluster` extra (docs/cluster.md)")
     args = parser.parse_args(argv)
 
     settings = Settings(args.out, args.stockfish, args.depth, args.seed, args.pgn, args.pgn_games,
@@ -382,19 +411,27 @@ def main(argv: list[str] | None = None) -> int:
         provenance["chunks"] = dict(sorted(provenance["chunks"].items()))
         provenance_path.write_text(json.dumps(provenance, indent=1) + "\n")
 
-    save()
-    print(f"{len(tasks)} chunks planned, {len(tasks) - len(pending)} done, {len(pending)} to make", file=sys.stderr)
-    bar = tqdm(total=len(pending), unit="chunk", disable=args.no_progress)
-    with multiprocessing.Pool(args.workers, initializer=_start_worker, initargs=(settings,)) as pool:
-        for name, counts in pool.imap_unordered(run_task, pending):
-            provenance["chunks"][name] = counts
+    try:
+        with made_chunks(args.cluster, args.workers, settings, pending) as made:
             save()
-            bar.update(1)
-            bar.set_postfix(positions=provenance["total_written"])
-    bar.close()
+            print(f"{len(tasks)} chunks planned, {len(tasks) - len(pending)} done, {len(pending)} to make",
+                  file=sys.stderr)
+            bar = tqdm(total=len(pending), unit="chunk", disable=args.no_progress)
+            for name, counts in made:
+                provenance["chunks"][name] = counts
+                save()
+                bar.update(1)
+                bar.set_postfix(positions=provenance["total_written"])
+            bar.close()
+    except ClusterError as error:
+        print(f"datagen: {error}", file=sys.stderr)
+        return 2
     print(f"{len(pending)} chunks made; {provenance['total_written']} positions in {args.out}", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Through the module's own name, not __main__'s: a cluster's tasks then
+    # pickle `Task` and `Settings` by reference to training.datagen.
+    from training import datagen
+    sys.exit(datagen.main())
