@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import glob
 import os
+import struct
 from typing import TYPE_CHECKING, Iterable, NamedTuple, Protocol
 
 import chess
@@ -47,6 +48,9 @@ NO_PATHS = ("", "<empty>")
 DEFAULT_PROBE_DEPTH = 1
 #: Most problems remembered from probes that failed (each table once).
 MAX_PROBLEMS = 16
+#: A Gaviota file starts with ten little-endian 32-bit words; the ninth is
+#: where the block index that follows them ends (where the data begins).
+GAVIOTA_HEADER = struct.Struct("<10I")
 
 
 class SyzygyProber(Protocol):
@@ -352,17 +356,17 @@ class Tablebases:
         self.hits += 1
         return dtz
 
-    def _note_failure(self, kind: str, board: chess.Board, error: Exception) -> None:
+    def _note_failure(self, kind: str, board: chess.Board, error: Exception, tables: str = "Syzygy") -> None:
         """Remember, once per table, a probe that failed for another reason than a missing table."""
         if isinstance(error, KeyError):  # no such table, or a position no table can hold
             return
         import chess.syzygy
 
         name = f"{kind} {chess.syzygy.calc_key(board)}"
-        if name in self._failed or len(self._failed) >= MAX_PROBLEMS:
+        if f"{tables} {name}" in self._failed or len(self._failed) >= MAX_PROBLEMS:
             return
-        self._failed.add(name)
-        self.problems.append(f"Syzygy: {name} probe failed ({type(error).__name__}: {error}); "
+        self._failed.add(f"{tables} {name}")
+        self.problems.append(f"{tables}: {name} probe failed ({type(error).__name__}: {error}); "
                              "the search goes on without it")
 
     def _gaviota_dtm(self, board: chess.Board) -> int | None:
@@ -371,7 +375,8 @@ class Tablebases:
             return None
         try:
             dtm = self.gaviota.probe_dtm(board)
-        except Exception:  # a damaged table must cost the probe, not the game
+        except Exception as error:  # a damaged table must cost the probe, not the game
+            self._note_failure("DTM", board, error, tables="Gaviota")
             return None
         self.hits += 1
         return dtm
@@ -475,7 +480,54 @@ def _open_gaviota(directories: list[str]) -> tuple[chess.gaviota.PythonTablebase
             continue
         if len(tables.available_tables) == before:
             messages.append(_no_gaviota_tables(directory))
+    for key, path in list(tables.available_tables.items()):
+        problem = gaviota_table_problem(path, key)
+        if problem is not None:
+            messages.append(f"Gaviota: {path!r} is damaged ({problem}); table {gaviota_name(key)} not used")
+            del tables.available_tables[key]
     return tables, messages
+
+
+def gaviota_name(key: str) -> str:
+    """A Gaviota table's key as a material key: "kqk" -> "KQvK"."""
+    black = key.find("k", 1)
+    return key.upper() if black < 0 else f"{key[:black].upper()}v{key[black:].upper()}"
+
+
+def gaviota_table_problem(path: str, key: str) -> str | None:
+    """What is wrong with one Gaviota file, or None when its header and block index are sound.
+
+    python-chess registers a table by its name and reads it at the first
+    probe, so a truncated or damaged file would surface in the middle of a
+    game.  The header gives where the block index ends; the index must hold
+    one entry per block of the table (both sides to move) and one more, rise
+    from there, and end within the file.  Damage inside the compressed
+    blocks has no checksum: the probes catch that.
+    """
+    import chess.gaviota
+
+    if key not in chess.gaviota.EGKEY:
+        return "not a Gaviota table name"
+    per_side = 1 + (chess.gaviota.EGKEY[key].maxindex - 1) // chess.gaviota.ENTRIES_PER_BLOCK
+    entries = 2 * per_side + 1
+    index_end = GAVIOTA_HEADER.size + 4 * entries
+    try:
+        with open(path, "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            head = stream.read(index_end)
+    except OSError as error:
+        return f"{type(error).__name__}: {error}"
+    if len(head) < index_end:
+        return f"truncated: {size} bytes, the header and block index need {index_end}"
+    if GAVIOTA_HEADER.unpack_from(head)[8] != index_end:
+        return (f"invalid header: block index ends at byte {GAVIOTA_HEADER.unpack_from(head)[8]}, "
+                f"{entries - 1} blocks need {index_end}")
+    index = struct.unpack_from(f"<{entries}I", head, GAVIOTA_HEADER.size)
+    if index[0] != index_end or any(start > end for start, end in zip(index, index[1:])):
+        return "invalid block index"
+    if index[-1] > size:
+        return f"truncated: {size} bytes, the block index needs {index[-1]}"
+    return None
 
 
 def _no_gaviota_tables(directory: str) -> str:

@@ -208,49 +208,109 @@ def damaged_gaviota_copy(target: Path, damage: str) -> Path:
     for table in GAVIOTA_DIR.glob("*.gtb.cp4"):
         shutil.copy(table, target / table.name)
     table = target / "kqk.gtb.cp4"
-    data = table.read_bytes()
+    data = bytearray(table.read_bytes())
     if damage == "cut":  # the second half of the blocks is gone
         table.write_bytes(data[:len(data) // 2])
     elif damage == "garbage":  # header and all
         table.write_bytes(bytes(range(256)) * (len(data) // 256))
-    else:  # "empty"
+    elif damage == "empty":
         table.write_bytes(b"")
+    else:  # "inside": header and block index intact, every compressed block overwritten
+        index_end = int.from_bytes(data[32:36], "little")
+        data[index_end:] = b"\xff" * (len(data) - index_end)
+        table.write_bytes(bytes(data))
     return target
 
 
+#: What each header-visible damage is named with when the path is set.
+DAMAGE_NAMED = {
+    "cut": "truncated: 4721 bytes, the block index needs 9443",
+    "garbage": "invalid header",
+    "empty": "truncated: 0 bytes",
+}
+
+
 @pytest.mark.parametrize("damage", ["cut", "garbage", "empty"])
-def test_damaged_table_costs_its_probes_not_the_game(tmp_path, gaviota, damage) -> None:
+def test_damaged_gaviota_table_is_named_and_left_out(tmp_path, gaviota, damage) -> None:
     folder = damaged_gaviota_copy(tmp_path / "gtb", damage)
     tablebases = Tablebases()
     try:
-        # Nothing to see from the outside: the reader opens a table only when it is probed.
-        assert tablebases.set_gaviota_path(str(folder)) == ["Gaviota: 5 tables, up to 3 pieces"]
+        messages = tablebases.set_gaviota_path(str(folder))
+        assert len(messages) == 2 and messages[-1] == "Gaviota: 4 tables, up to 3 pieces", messages
+        assert str(folder / "kqk.gtb.cp4") in messages[0] and DAMAGE_NAMED[damage] in messages[0], messages
+        assert "KQvK not used" in messages[0], messages
+        # KQK is outside the tables now: no answer, no probe failure.
         board = chess.Board(KQK_HARD)
-        # The root cannot be ranked (some of its probes fail); neither can a damaged probe's position.
-        assert tablebases.root_moves(board) is None
-        if damage != "cut":  # the header is gone: every KQK probe fails
-            assert tablebases.probe_wdl(board) is None and tablebases.probe_score(board, 1) is None
+        assert tablebases.root_moves(board) is None and tablebases.probe_wdl(board) is None
         # The intact tables still answer, exactly as the referee does.
         krk = chess.Board(KRK_HARD)
         result = tablebases.root_moves(krk)
         assert result is not None and result.score == MATE - gaviota.probe_dtm(krk)
-        # And the search goes on with its own evaluation where the table fails.
+        # And the search goes on with its own evaluation where the table is gone.
         move, reports = search(tablebases, KQK_HARD, Limits(depth=3))
         assert move in board.legal_moves and reports[-1].depth == 3
+        assert tablebases.take_problems() == []
     finally:
         tablebases.close()
 
 
-def test_damaged_gaviota_table_leaves_the_engine_serving(raw, tmp_path) -> None:
-    folder = damaged_gaviota_copy(tmp_path / "gtb", "garbage")
+def test_gaviota_table_damaged_inside_costs_its_probes_not_the_game(tmp_path, gaviota) -> None:
+    folder = damaged_gaviota_copy(tmp_path / "gtb", "inside")
+    tablebases = Tablebases()
+    try:
+        # Nothing to see from the outside: the header and the block index are sound.
+        assert tablebases.set_gaviota_path(str(folder)) == ["Gaviota: 5 tables, up to 3 pieces"]
+        board = chess.Board(KQK_HARD)
+        # Every KQK probe fails: the root cannot be ranked, the position has no tables' score.
+        assert tablebases.root_moves(board) is None
+        assert tablebases.probe_wdl(board) is None and tablebases.probe_score(board, 1) is None
+        # Named once, for the user.
+        problems = tablebases.take_problems()
+        assert len(problems) == 1 and problems[0].startswith("Gaviota: DTM KQvK probe failed ("), problems
+        krk = chess.Board(KRK_HARD)
+        result = tablebases.root_moves(krk)
+        assert result is not None and result.score == MATE - gaviota.probe_dtm(krk)
+        move, reports = search(tablebases, KQK_HARD, Limits(depth=3))
+        assert move in board.legal_moves and reports[-1].depth == 3
+        assert tablebases.take_problems() == []  # already named
+    finally:
+        tablebases.close()
+
+
+def info_strings(lines: list[str]) -> list[str]:
+    return [line[len("info string "):] for line in lines if line.startswith("info string ")]
+
+
+@pytest.mark.parametrize("damage", ["cut", "garbage", "empty"])
+def test_damaged_gaviota_table_is_named_through_uci(raw, tmp_path, damage) -> None:
+    folder = damaged_gaviota_copy(tmp_path / "gtb", damage)
     raw.send(f"setoption name GaviotaTbPath value {folder}")
-    assert [line for line in raw.sync() if line.startswith("info string ")] == [
-        "info string Gaviota: 5 tables, up to 3 pieces"]
+    messages = info_strings(raw.sync())
+    assert len(messages) == 2 and messages[-1] == "Gaviota: 4 tables, up to 3 pieces", messages
+    assert str(folder / "kqk.gtb.cp4") in messages[0] and DAMAGE_NAMED[damage] in messages[0], messages
     for fen in (KQK_HARD, KRK_HARD):
         raw.send(f"position fen {fen}")
         raw.send("go depth 3")
-        _, before = raw.bestmove(chess.Board(fen))
+        _, before = raw.bestmove(chess.Board(fen))  # checks the move is legal
     # The intact KRK table is still probed.
+    assert any(" tbhits " in line and " tbhits 0 " not in line for line in before), before
+    assert raw.sync() == [] and raw.stderr() == ""
+
+
+def test_gaviota_table_damaged_inside_is_named_after_the_search(raw, tmp_path) -> None:
+    folder = damaged_gaviota_copy(tmp_path / "gtb", "inside")
+    raw.send(f"setoption name GaviotaTbPath value {folder}")
+    assert info_strings(raw.sync()) == ["Gaviota: 5 tables, up to 3 pieces"]
+    raw.send(f"position fen {KQK_HARD}")
+    raw.send("go depth 3")
+    _, before = raw.bestmove(chess.Board(KQK_HARD))
+    problems = info_strings(before)
+    assert any(problem.startswith("Gaviota: DTM KQvK probe failed (") for problem in problems), problems
+    # Still serving, once per table, and the intact tables still answer.
+    raw.send(f"position fen {KRK_HARD}")
+    raw.send("go depth 3")
+    _, before = raw.bestmove(chess.Board(KRK_HARD))
+    assert not any("probe failed" in problem for problem in info_strings(before)), before
     assert any(" tbhits " in line and " tbhits 0 " not in line for line in before), before
     assert raw.sync() == [] and raw.stderr() == ""
 
