@@ -20,10 +20,15 @@ the project's policy, shared by `training.datagen` and `tools/match.py`:
   check the worker it runs on (workers that joined later) with
   `refuse_if`;
 * `run_tasks` submits one task per item and yields results as they finish;
-  leaving it (a decided SPRT, an error, Ctrl-C) cancels what is pending.
+  leaving it (an error, a second Ctrl-C) cancels what is pending.
   A task whose worker dies is re-run by the scheduler on another worker
   (Dask's ``allowed-failures``, 3 by default); the client only ever sees
-  one result per task, so it writes each output once.
+  one result per task, so it writes each output once;
+* `Tasks.stop` (a decided SPRT, a first Ctrl-C) cancels the tasks no worker
+  has taken and tells those running, through `stop_requested`, to begin
+  no new unit of work: what they already began still comes back;
+* `put_on_path` lets tasks come from the scripts of `tools/`, which import
+  each other by bare name (`import match_game`).
 
 `distributed` is imported only inside these functions: without the
 `cluster` extra the module still loads (its errors are plain Python) and a
@@ -33,13 +38,15 @@ import it (tests/test_layout.py).
 from __future__ import annotations
 
 import socket
+import sys
+import threading
 import uuid
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Hashable, Iterable, Iterator, TypeVar
 
 if TYPE_CHECKING:
-    from distributed import Client
+    from distributed import Client, Future
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -155,41 +162,168 @@ def check_workers(client: "Client", probe: Callable[..., Probe], judge: Callable
     return results
 
 
+#: Scheduler states of a task no worker holds yet: `Tasks.stop` cancels these.
+UNSTARTED = frozenset({"released", "waiting", "queued", "no-worker"})
+
+#: The stop flag's name of the task running in this thread of a worker (set by `_task`).
+_running = threading.local()
+
+
+def stop_requested() -> bool:
+    """Inside a task of `run_tasks`: whether the client has called `Tasks.stop` (begin no new unit of work).
+
+    Outside such a task, False.  One round trip to the scheduler, so a
+    task asks between units of work (before each game of a pair), not in
+    a tight loop.
+    """
+    name = getattr(_running, "stop", None)
+    if name is None:
+        return False
+    return bool(_distributed().Event(name).is_set())
+
+
+def _task(function: Callable[..., Result], stop: str, item: Item, *args: Any) -> Result:
+    """What each task runs on its worker: `function(item, *args)`, with `stop_requested` reading flag `stop`."""
+    _running.stop = stop
+    try:
+        return function(item, *args)
+    finally:
+        _running.stop = None
+
+
+class Tasks(Generic[Item, Result]):
+    """The tasks of one `run_tasks` block: an iterator of (item, result) as they finish, and `stop`.
+
+    Not a generator on purpose: a Ctrl-C that lands while it waits leaves
+    it usable, so the caller can `stop()` and go on collecting what the
+    running tasks bring back.
+    """
+
+    def __init__(self, client: "Client", futures: "dict[Future, Item]", stop: str) -> None:
+        distributed = _distributed()
+        self._client, self._futures = client, futures
+        self._flag = distributed.Event(stop, client=client)
+        self._done = distributed.as_completed(futures, loop=client.loop, with_results=True)
+        self._killed: type[BaseException] = distributed.KilledWorker
+        self._finished: set[Any] = set()
+        self.stopped = False
+        self.cancelled: list[Item] = []  # by `stop`, never started
+
+    def __iter__(self) -> "Tasks[Item, Result]":
+        return self
+
+    def __next__(self) -> tuple[Item, Result]:
+        while True:
+            try:
+                future, result = next(self._done)
+            except self._killed as error:
+                raise ClusterError(f"a task killed every worker that ran it, giving up: {error}") from None
+            if future.cancelled():  # by `stop`: counted there
+                continue
+            self._finished.add(future)
+            future.release()  # the result is here: the cluster may forget it
+            return self._futures[future], result
+
+    def stop(self) -> int:
+        """Start nothing more: cancel the tasks no worker holds, tell the running ones to stop; how many were cancelled.
+
+        The flag is raised before the scheduler is asked where each task
+        is, so a task that reaches a worker after the question sees it
+        before its first unit of work: every unit begun belongs to a task
+        that is not cancelled, and its result still comes through this
+        iterator.  Tasks a worker held but had not begun come back at once,
+        with no work done.
+        """
+        if self.stopped:
+            return 0
+        self.stopped = True
+        self._flag.set()
+        waiting = {future.key: future for future in self._futures if future not in self._finished and not future.done()}
+
+        def states(keys: list[Any], dask_scheduler: Any) -> dict[Any, str]:  # by value: the scheduler needs no clone
+            return {key: dask_scheduler.tasks[key].state for key in keys if key in dask_scheduler.tasks}
+
+        where = self._client.run_on_scheduler(states, list(waiting))
+        unstarted = [future for key, future in waiting.items() if where.get(key) in UNSTARTED]
+        if unstarted:
+            self._client.cancel(unstarted)
+        self.cancelled.extend(self._futures[future] for future in unstarted)
+        return len(unstarted)
+
+    def _leave(self) -> None:
+        """Cancel what is pending; the stop flag stays raised while a task may still be running, else is dropped."""
+        pending = [future for future in self._futures if future not in self._finished and not future.cancelled()]
+        if pending:
+            with suppress(Exception):  # best effort: tasks Dask cannot interrupt then begin no new work
+                self._flag.set()
+            self._client.cancel(pending)
+        elif self.stopped:
+            self._flag.clear()  # every task is over: the scheduler may forget the flag
+
+
 @contextmanager
 def run_tasks(client: "Client", function: Callable[..., Result], items: Iterable[Item], *args: Any,
-              label: Callable[[Item], Hashable] = str) -> Iterator[Iterator[tuple[Item, Result]]]:
-    """One task `function(item, *args)` per item; yields (item, result) as tasks finish, in no set order.
+              label: Callable[[Item], Hashable] = str) -> Iterator[Tasks[Item, Result]]:
+    """One task `function(item, *args)` per item; yields a `Tasks`: (item, result) as tasks finish, in no set order.
 
     Leaving the ``with`` block, normally or by an exception (the caller's
     or a task's), cancels every task not yet finished.  A task's exception
     is raised in the caller; a task that killed its workers Dask's
     ``allowed-failures`` times becomes a ClusterError naming it.  `label`
     names a task in Dask's keys (and its dashboard); a random token keeps
-    two clients' keys apart.
+    two clients' keys apart.  `function` must be importable on the workers
+    (or picklable by value); it may call `stop_requested`.
     """
-    distributed = _distributed()
     token = uuid.uuid4().hex[:8]
     name = getattr(function, "__name__", "task")
-    futures = {client.submit(function, item, *args, key=f"{name}-{label(item)}-{token}"): item for item in items}
-    finished: set[Any] = set()
-
-    def results() -> Iterator[tuple[Item, Result]]:
-        for future, result in distributed.as_completed(futures, loop=client.loop, with_results=True):
-            finished.add(future)
-            future.release()  # the result is here: the cluster may forget it
-            yield futures[future], result
-
+    stop = f"stop-{name}-{token}"
+    futures = {client.submit(_task, function, stop, item, *args, key=f"{name}-{label(item)}-{token}"): item
+               for item in items}
+    tasks: Tasks[Item, Result] = Tasks(client, futures, stop)
     try:
-        yield _killed_worker_is_cluster_error(results(), distributed.KilledWorker)
+        yield tasks
     finally:
-        pending = [future for future in futures if future not in finished]
-        if pending:
-            client.cancel(pending)
+        tasks._leave()
 
 
-def _killed_worker_is_cluster_error(results: Iterator[tuple[Item, Result]],
-                                    killed: type[BaseException]) -> Iterator[tuple[Item, Result]]:
-    try:
-        yield from results
-    except killed as error:
-        raise ClusterError(f"a task killed every worker that ran it, giving up: {error}") from None
+def checkout_root() -> Path:
+    """The root of the checkout this module runs from (on a worker: the worker's clone)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def _append_to_path(folder: str) -> None:
+    path = str(checkout_root() / folder)
+    if path not in sys.path:
+        sys.path.append(path)  # after the standard library and site-packages: tools' bare names shadow nothing
+
+
+def put_on_path(client: "Client", folder: str) -> None:
+    """Put `folder` of its own checkout on the ``sys.path`` of the scheduler and every worker, present or to come.
+
+    Why: the scripts of ``tools/`` import each other by bare name
+    (``import match_game``), so a task whose function or arguments come
+    from them is pickled under those names, and the scheduler (which
+    unpickles the task graph) and the worker must find them before they
+    can even read the task.  A Dask worker plugin does it on the workers
+    (setup runs on each, at once or when it joins; registering it again
+    is harmless), `run_on_scheduler` on the scheduler, which must hold a
+    checkout anyway (it unpickles `training` tasks too).
+    """
+
+    def on_scheduler(folder: str, dask_scheduler: Any) -> None:  # by value: only `training` must import there
+        _append_to_path(folder)
+
+    client.run_on_scheduler(on_scheduler, folder)
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class FolderOnPath(WorkerPlugin):  # defined here, so Dask is imported only with --cluster; pickled by value
+        idempotent = True
+
+        def __init__(self, folder: str) -> None:
+            self.folder = folder
+            self.name = f"pawnstorm-path-{folder}"
+
+        def setup(self, worker: Any) -> None:
+            _append_to_path(self.folder)
+
+    client.register_plugin(FolderOnPath(folder))
