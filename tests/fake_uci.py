@@ -10,12 +10,18 @@ MODE says how it misbehaves at its first `go`:
   stall    it never answers (but keeps reading, so `quit` still ends it)
   slow     it answers a legal move after 1.5 s (past a 1 s clock)
   dead     it exits before answering `uci`
+  flaky    it plays as `legal` but crashes (status 3) at a `go` in about one
+           position in eight, chosen by a digest of the position, so the same
+           games fault on every run: deterministic, yet a mix of wins and
+           draws for its opponent (the cluster tests' match, tests/
+           test_match_cluster.py, needs both for an SPRT to move)
 A real engine would be slower and less predictable at each of these.  With
 FAKE_UCI_LOG set, every line it reads is appended to that file, so a test can
 see what the runner sent (`movestogo`, `go ponder`, `ponderhit`).
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import time
@@ -59,6 +65,11 @@ def bestmove(board: chess.Board) -> str:
     return f"bestmove {move.uci()}" + (f" ponder {reply.uci()}" if reply else "")
 
 
+def unlucky(board: chess.Board) -> bool:
+    """The positions where `flaky` crashes: about one in eight, the same on every run (not `hash`, which is salted)."""
+    return hashlib.sha256(board.fen().encode()).digest()[0] % 8 == 0
+
+
 def main(mode: str) -> int:
     if mode == "dead":
         return 2
@@ -82,7 +93,7 @@ def main(mode: str) -> int:
         elif tokens[0] in ("ponderhit", "stop"):
             print(bestmove(board), flush=True)
         elif tokens[0] == "go":
-            if mode == "crash":
+            if mode == "crash" or (mode == "flaky" and unlucky(board)):
                 return 3
             if mode == "stall":
                 continue

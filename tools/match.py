@@ -33,13 +33,22 @@ and the games already running finish and count; --games is then the
 maximum.  Its log-likelihood ratio is common.sprt_llr, the same as the
 team's earlier shared runner, so tools/elo.py can pool runs of either.
 
+--cluster ADDRESS plays the game pairs as tasks on a Dask distributed
+cluster instead of --concurrency local threads (tools/match_cluster.py,
+docs/cluster.md): one task per pair, the same games and the same report,
+plus a last line with the pairs played and cancelled.  Every worker must
+start both engine commands as given (the openings travel with the tasks);
+an SPRT that decides cancels the pairs not yet begun.  Needs the `cluster`
+extra; without --cluster, Dask is never imported.
+
 A progress bar is drawn on stderr when it is a terminal (--progress /
 --no-progress force it); each finished game is also listed there unless
 --quiet.  Ctrl-C stops starting games, lets the running ones finish and
 reports what was played.
 
 Exit status: 0 when the match ran; 1 when an engine faulted (the counts are
-printed either way).
+printed either way); 2 when the cluster cannot play it (a worker refused,
+named with what it lacks; no scheduler or worker).
 """
 from __future__ import annotations
 
@@ -199,7 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="EPD file of start positions, each played with both colours "
                          "(default: the repository's data/openings.epd; \"\": the initial position)")
     ap.add_argument("--seed", type=int, default=1, help="shuffles the openings")
-    ap.add_argument("--concurrency", type=int, default=1, help="games played at once")
+    ap.add_argument("--concurrency", type=int, default=1, help="games played at once (locally; not with --cluster)")
+    ap.add_argument("--cluster", metavar="ADDRESS",
+                    help="play each game pair as a task on a Dask cluster: its scheduler's address "
+                         "(tcp://host:8786) or scheduler file; needs the `cluster` extra (docs/cluster.md)")
     ap.add_argument("--pgn", help="write all games to this PGN file")
     ap.add_argument("--max-plies", type=int, default=400)
     ap.add_argument("--time-margin", type=float, default=0.05,
@@ -285,8 +297,19 @@ def main(argv: list[str] | None = None) -> int:
         return bool(decided)
 
     t0 = time.time()
-    results = run_games(make_jobs(a, b, openings, args.games), lambda job: play_game(job, args),
-                        args.concurrency, after_game)
+    jobs = make_jobs(a, b, openings, args.games)
+    cluster_line = ""
+    if args.cluster:
+        import match_cluster  # only now: a local match never imports Dask
+        try:
+            results, outcome = match_cluster.play(args.cluster, jobs, args, after_game)
+        except match_cluster.ClusterError as error:
+            bar.close()
+            print(f"match: {error}", file=sys.stderr)
+            return 2
+        cluster_line = str(outcome)
+    else:
+        results = run_games(jobs, lambda job: play_game(job, args), args.concurrency, after_game)
     bar.close()
     results.sort(key=lambda r: r.number)
     if args.pgn:
@@ -301,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         sprt = (f"SPRT [{args.sprt[0]:g}, {args.sprt[1]:g}] alpha {args.sprt_alpha:g} beta {args.sprt_beta:g}: "
                 f"LLR {llr:+.2f} [{lower:.2f}, {upper:.2f}], {verdict}")
     report(a.name, b.name, st, faults, time.time() - t0, sprt)
+    if cluster_line:
+        print(cluster_line)
     return 1 if faults else 0
 
 

@@ -22,6 +22,7 @@ import concurrent.futures as cf
 import shlex
 import time
 from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
 import chess
 import chess.engine
@@ -118,6 +119,24 @@ def play_game(job: Job, args: argparse.Namespace) -> GameResult:
     game.headers.update(White=job.white.name, Black=job.black.name, Result=result,
                         Round=f"{job.pair + 1}.{job.number % 2 + 1}", Termination=reason)
     return GameResult(job.number, job.pair, job.white.name, job.black.name, result, reason, faults, str(game))
+
+
+def play_pair(jobs: Sequence[Job], args: argparse.Namespace,
+              keep_going: Callable[[], bool] = lambda: True) -> list[GameResult]:
+    """Play the games of one pair (an opening with colours swapped) in order, each by `play_game`.
+
+    The unit of work of `match.py --cluster` (tools/match_cluster.py): one
+    task per pair, so both games of an opening meet the same worker and a
+    pair comes back whole for the pentanomial.  `keep_going()` is asked
+    before each game; once it says no (the SPRT has decided), the games
+    played so far are returned and no other starts.
+    """
+    results = []
+    for job in jobs:
+        if not keep_going():
+            break
+        results.append(play_game(job, args))
+    return results
 
 
 def _start(spec: EngineSpec, colour: chess.Color, args: argparse.Namespace) -> chess.engine.SimpleEngine:
