@@ -363,9 +363,10 @@ class Tablebases:
         import chess.syzygy
 
         name = f"{kind} {chess.syzygy.calc_key(board)}"
-        if f"{tables} {name}" in self._failed or len(self._failed) >= MAX_PROBLEMS:
+        seen = f"{tables} {name}"
+        if seen in self._failed or len(self._failed) >= MAX_PROBLEMS:
             return
-        self._failed.add(f"{tables} {name}")
+        self._failed.add(seen)
         self.problems.append(f"{tables}: {name} probe failed ({type(error).__name__}: {error}); "
                              "the search goes on without it")
 
@@ -519,8 +520,9 @@ def gaviota_table_problem(path: str, key: str) -> str | None:
         return f"{type(error).__name__}: {error}"
     if len(head) < index_end:
         return f"truncated: {size} bytes, the header and block index need {index_end}"
-    if GAVIOTA_HEADER.unpack_from(head)[8] != index_end:
-        return (f"invalid header: block index ends at byte {GAVIOTA_HEADER.unpack_from(head)[8]}, "
+    header_index_end = GAVIOTA_HEADER.unpack_from(head)[8]
+    if header_index_end != index_end:
+        return (f"invalid header: block index ends at byte {header_index_end}, "
                 f"{entries - 1} blocks need {index_end}")
     index = struct.unpack_from(f"<{entries}I", head, GAVIOTA_HEADER.size)
     if index[0] != index_end or any(start > end for start, end in zip(index, index[1:])):
