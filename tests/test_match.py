@@ -137,6 +137,32 @@ def test_sprt_decides_and_the_match_stops(monkeypatch: pytest.MonkeyPatch, capsy
     assert llr >= 2.94
 
 
+def test_a_continued_sprt_decides_on_the_pooled_counts(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture) -> None:
+    # Session 19's net SPRT ended at LLR +3.00 on these pairs: continued, the
+    # first game (its pair unfinished, so the counts unchanged) already decides.
+    prior = [15, 20, 68, 34, 49]
+    played: list[int] = []
+
+    def scripted(job: Job, args: object) -> GameResult:
+        played.append(job.number)
+        return game(job.number, 0.5)
+
+    monkeypatch.setattr(match, "play_game", scripted)
+    rc = match.main(["--engine", "a=none", "--engine", "b=none", "--nodes", "1", "--games", "400",
+                     "--sprt", "0", "10", "--prior-penta", ",".join(map(str, prior)), "--quiet"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "H1 accepted" in out
+    assert played == [0]
+    assert float(re.search(r"LLR ([+-][\d.]+)", out).group(1)) == pytest.approx(sprt_llr(prior, 0, 10), abs=0.005)
+    assert "pooled with --prior-penta: pairs 186, pentanomial [15, 20, 68, 34, 49]" in out
+    assert match.parse_penta("[1, 2, 3, 2, 2]") == [1, 2, 3, 2, 2]
+    for bad in ("1,2,3", "1,2,3,4,x", "1,2,3,4,-1"):
+        with pytest.raises(SystemExit):
+            match.build_parser().parse_args(["--engine", "a=x", "--engine", "b=y", "--nodes", "1",
+                                             "--prior-penta", bad])
+
+
 def test_the_default_openings_are_the_repositorys_whatever_the_cwd(monkeypatch: pytest.MonkeyPatch,
                                                                    tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)

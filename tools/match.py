@@ -32,6 +32,8 @@ unless --sprt-alpha/--sprt-beta): once it decides, no further game starts
 and the games already running finish and count; --games is then the
 maximum.  Its log-likelihood ratio is common.sprt_llr, the same as the
 team's earlier shared runner, so tools/elo.py can pool runs of either.
+A test cut short (a session's end) goes on in a new run with
+--prior-penta and the counts of the old one's last line, and another --seed.
 
 --cluster ADDRESS plays the game pairs as tasks on a Dask distributed
 cluster instead of --concurrency local threads (tools/match_cluster.py,
@@ -43,7 +45,8 @@ extra; without --cluster, Dask is never imported.
 
 A progress bar is drawn on stderr when it is a terminal (--progress /
 --no-progress force it); each finished game is also listed there unless
---quiet.  Ctrl-C stops starting games, lets the running ones finish and
+--quiet, with the running counts and pentanomial, so that a run cut short
+can still be pooled with tools/elo.py.  Ctrl-C stops starting games, lets the running ones finish and
 reports what was played.
 
 Exit status: 0 when the match ran; 1 when an engine faulted (the counts are
@@ -227,12 +230,32 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
                     help="stop as soon as a sequential test decides between ELO0 and ELO1 "
                          "(logistic Elo of the first engine over the second); --games is then the maximum")
+    ap.add_argument("--prior-penta", type=parse_penta, metavar="LL,LD,DD,WD,WW",
+                    help="pair counts of an earlier run of the same test that this run continues "
+                         "(its report or last progress line): the SPRT decides on the sum, and the "
+                         "report adds a pooled line; give this run another --seed")
     ap.add_argument("--sprt-alpha", type=float, default=0.05)
     ap.add_argument("--sprt-beta", type=float, default=0.05)
     ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                     help="draw a progress bar on stderr (default: only on a terminal)")
     ap.add_argument("--quiet", action="store_true", help="no line per finished game")
     return ap
+
+
+def parse_penta(text: str) -> list[int]:
+    """Five comma-separated pair counts, as match.py prints them ("[1, 2, 3, 2, 2]" also reads)."""
+    try:
+        counts = [int(x) for x in text.strip().strip("[]").split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not five integers: {text!r}") from None
+    if len(counts) != 5 or min(counts) < 0:
+        raise argparse.ArgumentTypeError(f"not five counts of at least 0: {text!r}")
+    return counts
+
+
+def pooled_penta(penta: list[int], prior: list[int] | None) -> list[int]:
+    """This run's pair counts plus an earlier run's (`--prior-penta`)."""
+    return [x + y for x, y in zip(penta, prior)] if prior else list(penta)
 
 
 def engines_from(args: argparse.Namespace, ap: argparse.ArgumentParser) -> tuple[EngineSpec, EngineSpec]:
@@ -285,13 +308,14 @@ def main(argv: list[str] | None = None) -> int:
         nonlocal decided
         r = results[-1]
         st = summarize(results, a.name)
-        llr = sprt_llr(st.penta, *args.sprt) if args.sprt else 0.0
+        llr = sprt_llr(pooled_penta(st.penta, args.prior_penta), *args.sprt) if args.sprt else 0.0
         sprt_text = f"  LLR {llr:+.2f} [{lower:.2f}, {upper:.2f}]" if args.sprt else ""
         bar.update()
         bar.set_postfix_str(f"+{st.wins} -{st.losses} ={st.draws}" + sprt_text, refresh=False)
         if not args.quiet:
             bar.write(f"[{len(results)}/{args.games}] {r.white} vs {r.black}: {r.result} ({r.reason})"
-                      f"  | {a.name} {st.wins}W {st.losses}L {st.draws}D" + sprt_text, file=sys.stderr)
+                      f"  | {a.name} {st.wins}W {st.losses}L {st.draws}D pentanomial {st.penta}" + sprt_text,
+                          file=sys.stderr)
         if args.sprt and not decided:
             decided = sprt_verdict(llr, lower, upper)
         return bool(decided)
@@ -319,11 +343,16 @@ def main(argv: list[str] | None = None) -> int:
     faults = [(r.opening, f) for r in results for f in r.faults]
     sprt = None
     if args.sprt:
-        llr = sprt_llr(st.penta, *args.sprt)
+        llr = sprt_llr(pooled_penta(st.penta, args.prior_penta), *args.sprt)
         verdict = decided or "no decision within --games"
         sprt = (f"SPRT [{args.sprt[0]:g}, {args.sprt[1]:g}] alpha {args.sprt_alpha:g} beta {args.sprt_beta:g}: "
                 f"LLR {llr:+.2f} [{lower:.2f}, {upper:.2f}], {verdict}")
     report(a.name, b.name, st, faults, time.time() - t0, sprt)
+    if args.prior_penta:
+        total = pooled_penta(st.penta, args.prior_penta)
+        pairs, mean, se = pentanomial(total)
+        print(f"pooled with --prior-penta: pairs {pairs}, pentanomial {total}, "
+              f"Elo {elo(mean):+.1f} [{elo(mean - 1.96 * se):+.1f}, {elo(mean + 1.96 * se):+.1f}] (95%)")
     if cluster_line:
         print(cluster_line)
     return 1 if faults else 0
