@@ -11,6 +11,12 @@ Architecture ("768 -> H x 2 -> 1"):
 * Head: the side to move's accumulator, then the other's, each clipped to
   [0, QA] (clipped ReLU), dotted with w2 (2H), plus b2; the integer sum times
   ``CP_SCALE / (QA * QB)`` is the score in centipawns for the side to move.
+* Output buckets (version 3): B heads (w2, b2), one per material bucket;
+  a position with P pieces (kings included) uses head
+  ``(P - 1) * B // 32``.  Why: what a unit of the accumulator is worth
+  changes from the middlegame to the endgame (a passed pawn, a king's
+  activity); separate heads learn that for the price of one index, and the
+  accumulators stay shared.  B = 1 is the single head of versions 1 and 2.
 * Base (version 2): with ``base = 1`` the classical evaluation
   (`eval.evaluate`) is added to the head, so the net learns a correction to
   it.  Why: with half a million labelled positions a net that must learn
@@ -34,17 +40,18 @@ costs more per evaluation than numpy's call overhead.
 Net file format (``.nnue``, little-endian), nothing executed on load:
 
     magic        4 bytes  b"PSNN"
-    version      u16      1 or 2
+    version      u16      1, 2 or 3
     features     u16      1 = 768 piece-square features
     hidden       u16      H
     qa, qb       u16 u16  quantisation scales of the accumulator and of w2
     cp_scale     u16      centipawns per unit of the float output
-    base         u16      version 2: 0 none, 1 the classical evaluation is
-                          added; version 1: reserved, 0 (no base)
+    base         u16      versions 2 and 3: 0 none, 1 the classical
+                          evaluation is added; version 1: reserved, 0 (no base)
+    buckets      u16      version 3 only: B output buckets (1 to 32)
     W1           i16[768][H]
     b1           i16[H]
-    w2           i16[2H]  side to move's half first
-    b2           i32
+    w2           i16[B][2H]  side to move's half first; B = 1 before version 3
+    b2           i32[B]
     crc32        u32      of every byte before it
 """
 from __future__ import annotations
@@ -61,12 +68,15 @@ import numpy as np
 from eval.evaluate import evaluate as classical_evaluate
 
 MAGIC = b"PSNN"
-VERSION = 2
+VERSION = 3
 FEATURES_768 = 1
 #: What a net's output is added to (the header's `base` field).
 BASE_NONE, BASE_CLASSICAL = 0, 1
 INPUTS = 768
 HEADER = struct.Struct("<4sHHHHHHH")
+#: Version 3 appends the number of output buckets to the header.
+BUCKETS = struct.Struct("<H")
+MAX_BUCKETS = 32
 BUNDLED = Path(__file__).with_name("default.nnue")
 #: Whether the engine searches with the bundled net unless told otherwise
 #: (`Use NNUE`'s default).  On since session 13: the bundled residual net
@@ -88,10 +98,26 @@ class Net:
     cp_scale: int
     w1: np.ndarray  # int16 (768, H)
     b1: np.ndarray  # int16 (H,)
-    w2: np.ndarray  # int16 (2H,)
-    b2: int
+    w2: np.ndarray  # int16 (B, 2H); a (2H,) vector is taken as B = 1
+    b2: tuple[int, ...]  # B biases; an int is taken as B = 1
     name: str = "<memory>"
     base: int = BASE_NONE
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "w2", np.atleast_2d(self.w2))
+        b2 = (self.b2,) if isinstance(self.b2, (int, np.integer)) else self.b2
+        object.__setattr__(self, "b2", tuple(int(b) for b in b2))
+        if self.w2.shape != (len(self.b2), 2 * self.hidden) or not 1 <= len(self.b2) <= MAX_BUCKETS:
+            raise ValueError(f"output weights {self.w2.shape} and {len(self.b2)} biases do not fit hidden {self.hidden}")
+
+    @property
+    def buckets(self) -> int:
+        return len(self.b2)
+
+    @functools.cached_property
+    def bucket_of(self) -> tuple[int, ...]:
+        """The output bucket of a position by its number of pieces (index 0..32)."""
+        return tuple(max(0, pieces - 1) * self.buckets // 32 for pieces in range(33))
 
     @functools.cached_property
     def dual_rows(self) -> np.ndarray:
@@ -108,11 +134,13 @@ class Net:
         return np.concatenate([self.w1[white], self.w1[black]], axis=1).astype(np.int32)
 
     @functools.cached_property
-    def head(self) -> tuple[np.ndarray, np.ndarray]:
-        """The output weights laid over [White | Black] for White to move, and for Black to move."""
+    def head(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """Per bucket, the output weights laid over [White | Black] for White to move, and for Black to move."""
         h = self.hidden
-        w2 = self.w2.astype(np.int32)
-        return np.concatenate([w2[h:], w2[:h]]), w2  # index by the bool turn
+        heads = []
+        for w2 in self.w2.astype(np.int32):
+            heads.append((np.concatenate([w2[h:], w2[:h]]), w2))  # index by the bool turn
+        return tuple(heads)
 
     def bias(self) -> np.ndarray:
         b1 = self.b1.astype(np.int32)
@@ -126,20 +154,25 @@ class Net:
             acc += rows[64 * (6 * (not piece.color) + piece.piece_type - 1) + square]
         return acc
 
-    def score(self, acc: np.ndarray, turn: chess.Color) -> int:
-        """The head's centipawns for the side to move from the dual accumulator (without the base)."""
-        total = int(np.dot(np.clip(acc, 0, self.qa), self.head[turn])) + self.b2
+    def score(self, acc: np.ndarray, turn: chess.Color, pieces: int = 32) -> int:
+        """The head's centipawns for the side to move from the dual accumulator (without the base).
+
+        `pieces` (kings included) picks the output bucket.
+        """
+        bucket = self.bucket_of[pieces]
+        total = int(np.dot(np.clip(acc, 0, self.qa), self.head[bucket][turn])) + self.b2[bucket]
         return total * self.cp_scale // (self.qa * self.qb)
 
     def evaluate(self, board: chess.Board) -> int:
         """The net's score for the side to move, from scratch (the reference for the incremental one)."""
-        score = self.score(self.accumulator(board), board.turn)
+        score = self.score(self.accumulator(board), board.turn, chess.popcount(board.occupied))
         return score + classical_evaluate(board) if self.base == BASE_CLASSICAL else score
 
     def to_bytes(self) -> bytes:
         body = HEADER.pack(MAGIC, VERSION, FEATURES_768, self.hidden, self.qa, self.qb, self.cp_scale, self.base)
+        body += BUCKETS.pack(self.buckets)
         body += self.w1.astype("<i2").tobytes() + self.b1.astype("<i2").tobytes() + self.w2.astype("<i2").tobytes()
-        body += struct.pack("<i", self.b2)
+        body += struct.pack(f"<{self.buckets}i", *self.b2)
         return body + struct.pack("<I", zlib.crc32(body))
 
     def save(self, path: str | Path) -> None:
@@ -153,28 +186,36 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
     magic, version, feature_set, hidden, qa, qb, cp_scale, base = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetError(f"{name}: not a Pawnstorm net (magic {magic!r})")
-    if version not in (1, VERSION):
+    if version not in (1, 2, VERSION):
         raise NetError(f"{name}: unsupported version {version} (this engine reads 1 to {VERSION})")
     if version == 1:
         base = BASE_NONE
-    if feature_set != FEATURES_768 or not 1 <= hidden <= 4096 or qa == 0 or qb == 0 or cp_scale == 0:
-        raise NetError(f"{name}: unsupported architecture (features {feature_set}, hidden {hidden}, qa {qa}, qb {qb})")
+    at = HEADER.size
+    buckets = 1
+    if version >= 3:
+        if len(data) < at + BUCKETS.size + 4:
+            raise NetError(f"{name}: truncated ({len(data)} bytes)")
+        (buckets,) = BUCKETS.unpack_from(data, at)
+        at += BUCKETS.size
+    if (feature_set != FEATURES_768 or not 1 <= hidden <= 4096 or qa == 0 or qb == 0 or cp_scale == 0
+            or not 1 <= buckets <= MAX_BUCKETS):
+        raise NetError(f"{name}: unsupported architecture (features {feature_set}, hidden {hidden}, qa {qa}, qb {qb}, "
+                       f"buckets {buckets})")
     if base not in (BASE_NONE, BASE_CLASSICAL):
         raise NetError(f"{name}: unsupported base {base}")
-    expected = HEADER.size + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 4
+    expected = at + 2 * (INPUTS * hidden + hidden + buckets * 2 * hidden) + 4 * buckets + 4
     if len(data) != expected:
         raise NetError(f"{name}: {len(data)} bytes, the header's architecture needs {expected} (truncated or wrong architecture)")
     (crc,) = struct.unpack_from("<I", data, expected - 4)
     if zlib.crc32(data[:expected - 4]) != crc:
         raise NetError(f"{name}: checksum mismatch (corrupt file)")
-    at = HEADER.size
     w1 = np.frombuffer(data, "<i2", INPUTS * hidden, at).reshape(INPUTS, hidden).astype(np.int16)
     at += 2 * INPUTS * hidden
     b1 = np.frombuffer(data, "<i2", hidden, at).astype(np.int16)
     at += 2 * hidden
-    w2 = np.frombuffer(data, "<i2", 2 * hidden, at).astype(np.int16)
-    at += 4 * hidden
-    (b2,) = struct.unpack_from("<i", data, at)
+    w2 = np.frombuffer(data, "<i2", buckets * 2 * hidden, at).reshape(buckets, 2 * hidden).astype(np.int16)
+    at += 4 * hidden * buckets
+    b2 = struct.unpack_from(f"<{buckets}i", data, at)
     return Net(hidden, qa, qb, cp_scale, w1, b1, w2, b2, name, base)
 
 

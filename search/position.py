@@ -95,7 +95,7 @@ class Position:
     """Board + incremental key/evaluation; `push`/`pop` keep all of it in step."""
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
-                 "_b2", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors")
+                 "_b2", "_bucket_of", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors")
 
     def __init__(self, board: chess.Board, net: Net | None = None) -> None:
         self.board = board
@@ -107,7 +107,7 @@ class Position:
         self.acc = None
         if net is not None:
             self.acc = net.accumulator(board)
-            self._rows, self._head, self._b2 = net.dual_rows, net.head, net.b2
+            self._rows, self._head, self._b2, self._bucket_of = net.dual_rows, net.head, net.b2, net.bucket_of
             self._qa, self._divisor, self._cp_scale = net.qa, net.qa * net.qb, net.cp_scale
             self._clip = np.empty_like(self.acc)
             self._base = net.base == BASE_CLASSICAL
@@ -197,9 +197,11 @@ class Position:
         clipped = self._clip
         np.maximum(self.acc, 0, out=clipped)
         np.minimum(clipped, self._qa, out=clipped)
-        score = (int(clipped @ self._head[self.board.turn]) + self._b2) * self._cp_scale // self._divisor
+        board = self.board
+        bucket = self._bucket_of[board.occupied.bit_count()]
+        score = (int(clipped @ self._head[bucket][board.turn]) + self._b2[bucket]) * self._cp_scale // self._divisor
         if self._base:
-            return score + finish(self.board, self.mg, self.eg, self.phase)
+            return score + finish(board, self.mg, self.eg, self.phase)
         return score
 
     # --- make / unmake ----------------------------------------------------

@@ -31,16 +31,19 @@ from tests.uci_process import RawEngine
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def random_net(hidden: int = 16, seed: int = 0, base: int = nnue.BASE_NONE) -> Net:
+def random_net(hidden: int = 16, seed: int = 0, base: int = nnue.BASE_NONE, buckets: int = 1) -> Net:
     """A net with random weights large enough that every clip and sign matters."""
     rng = np.random.default_rng(seed)
+    w2 = rng.integers(-200, 200, (buckets, 2 * hidden), dtype=np.int16)
+    b2 = tuple(int(b) for b in rng.integers(-5000, 5000, buckets))
     return Net(hidden, 255, 64, 400,
                rng.integers(-300, 300, (INPUTS, hidden), dtype=np.int16),
                rng.integers(-100, 400, hidden, dtype=np.int16),
-               rng.integers(-200, 200, 2 * hidden, dtype=np.int16), int(rng.integers(-5000, 5000)), base=base)
+               w2 if buckets > 1 else w2[0], b2 if buckets > 1 else b2[0], base=base)
 
 
-NETS = [random_net(), bundled_net(), random_net(seed=1, base=nnue.BASE_CLASSICAL)]
+NETS = [random_net(), bundled_net(), random_net(seed=1, base=nnue.BASE_CLASSICAL),
+        random_net(seed=2, base=nnue.BASE_CLASSICAL, buckets=8)]
 
 
 def feature(perspective: chess.Color, color: chess.Color, piece_type: int, square: int) -> int:
@@ -59,7 +62,9 @@ def evaluate_plain(net: Net, board: chess.Board) -> int:
         return np.clip(acc, 0, net.qa)
     stm, other = perspective(board.turn), perspective(not board.turn)
     h = net.hidden
-    total = int(stm @ net.w2[:h].astype(np.int64) + other @ net.w2[h:].astype(np.int64)) + net.b2
+    bucket = (len(board.piece_map()) - 1) * net.buckets // 32  # the module docstring's formula
+    w2 = net.w2[bucket].astype(np.int64)
+    total = int(stm @ w2[:h] + other @ w2[h:]) + net.b2[bucket]
     base = evaluate(board) if net.base == nnue.BASE_CLASSICAL else 0
     return total * net.cp_scale // (net.qa * net.qb) + base
 
@@ -74,7 +79,7 @@ def test_bundled_net_ships_and_loads() -> None:
 
 
 @pytest.mark.parametrize("chess960", [False, True])
-@pytest.mark.parametrize("net_index", [0, 1, 2])
+@pytest.mark.parametrize("net_index", [0, 1, 2, 3])
 def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: int) -> None:
     """After every move of a random game (castling, ep, promotions, null moves) the
     incremental accumulators equal the from-scratch sum, and so does the score.
@@ -115,7 +120,7 @@ def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: 
     assert all(played[kind] for kind in ("castling", "en passant", "promotion", "capture", "null move")), played
 
 
-@pytest.mark.parametrize("net_index", [0, 1, 2])
+@pytest.mark.parametrize("net_index", [0, 1, 2, 3])
 @settings(max_examples=30, deadline=None)
 @given(board=boards())
 def test_mirrored_position_scores_the_same(net_index: int, board: chess.Board) -> None:
@@ -126,7 +131,7 @@ def test_mirrored_position_scores_the_same(net_index: int, board: chess.Board) -
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(board=boards(), depth=st.integers(min_value=1, max_value=2))
-@pytest.mark.parametrize("net_index", [1, 2])
+@pytest.mark.parametrize("net_index", [1, 2, 3])
 def test_exact_search_with_the_net_equals_minimax(net_index: int, board: chess.Board, depth: int) -> None:
     net = NETS[net_index]
     result = Searcher(1, Features.exact(), net=net).search(board, Limits(depth=depth))
@@ -144,9 +149,43 @@ def test_net_round_trips_through_its_file(tmp_path: Path, base: int) -> None:
         assert loaded.evaluate(board) == net.evaluate(board)
 
 
+def test_output_buckets_round_trip_and_each_bucket_is_used(tmp_path: Path) -> None:
+    net = random_net(8, seed=4, base=nnue.BASE_CLASSICAL, buckets=8)
+    path = tmp_path / "buckets.nnue"
+    net.save(path)
+    loaded = nnue.load(path)
+    assert loaded.buckets == 8 and np.array_equal(loaded.w2, net.w2) and loaded.b2 == net.b2
+    assert sorted(set(net.bucket_of[2:])) == list(range(8))  # 2..32 pieces reach every bucket
+    # Kings and pawns only: the endgame buckets decide, and they are not the opening's.
+    endgame = chess.Board("8/5k2/8/3P4/8/8/2K5/8 b - - 0 1")
+    assert loaded.evaluate(endgame) == net.evaluate(endgame) == evaluate_plain(net, endgame)
+    single = Net(net.hidden, net.qa, net.qb, net.cp_scale, net.w1, net.b1, net.w2[7], net.b2[7], base=net.base)
+    assert net.evaluate(chess.Board()) == single.evaluate(chess.Board())  # 32 pieces: the last bucket
+    assert net.evaluate(endgame) != single.evaluate(endgame)
+
+
+def version_2_bytes(net: Net) -> bytes:
+    """`net` (one bucket) as version 2 wrote it: no bucket count in the header."""
+    assert net.buckets == 1
+    data = net.to_bytes()[:-4]
+    body = bytearray(data[:nnue.HEADER.size] + data[nnue.HEADER.size + nnue.BUCKETS.size:])
+    struct.pack_into("<H", body, 4, 2)
+    return bytes(body) + struct.pack("<I", zlib.crc32(bytes(body)))
+
+
+def test_version_2_files_still_load_with_one_bucket(tmp_path: Path) -> None:
+    net = random_net(8, seed=3, base=nnue.BASE_CLASSICAL)
+    path = tmp_path / "v2.nnue"
+    path.write_bytes(version_2_bytes(net))
+    loaded = nnue.load(path)
+    assert loaded.buckets == 1 and loaded.base == nnue.BASE_CLASSICAL
+    for board in (chess.Board(), chess.Board("8/5k2/8/3P4/8/8/2K5/8 b - - 0 1")):
+        assert loaded.evaluate(board) == net.evaluate(board)
+
+
 def test_version_1_files_still_load_without_a_base(tmp_path: Path) -> None:
     """Version 1 had a reserved zero where version 2 keeps the base: old nets keep their meaning."""
-    data = bytearray(random_net(8, seed=3).to_bytes()[:-4])
+    data = bytearray(version_2_bytes(random_net(8, seed=3))[:-4])
     struct.pack_into("<H", data, 4, 1)
     path = tmp_path / "v1.nnue"
     path.write_bytes(bytes(data) + struct.pack("<I", zlib.crc32(bytes(data))))
@@ -167,6 +206,8 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "corrupt": (good[:200] + bytes([good[200] ^ 1]) + good[201:], "checksum"),
         "wrong architecture": (good[:8] + struct.pack("<H", 9) + good[10:], "architecture"),
         "unknown base": (_with_crc(good[:16] + struct.pack("<H", 7) + good[18:-4]), "unsupported base 7"),
+        "too many buckets": (_with_crc(good[:18] + struct.pack("<H", 33) + good[20:-4]), "buckets 33"),
+        "unknown version": (_with_crc(good[:4] + struct.pack("<H", 4) + good[6:-4]), "unsupported version 4"),
         "not a net": (b"# not a net at all, just some text" * 10, "not a Pawnstorm net"),
     }
     files = {}
@@ -194,18 +235,19 @@ def _uci(commands: list[str]) -> list[str]:
 
 def test_uci_bad_eval_files_keep_the_net_and_the_engine_serving(tmp_path: Path) -> None:
     commands = ["uci"]
+    bad = len(_bad_files(tmp_path))
     for path, _ in _bad_files(tmp_path).values():
         commands += [f"setoption name EvalFile value {path}", "isready", "position startpos moves e2e4", "go depth 2"]
     lines = _uci(commands)
     refusals = [line for line in lines if line.startswith("info string EvalFile not loaded")]
-    assert len(refusals) == 6
+    assert len(refusals) == bad
     for (path, problem), line in zip(_bad_files(tmp_path).values(), refusals):
         assert str(path) in line and problem in line and "keeping the previous net" in line
-    assert lines.count("readyok") == 6
+    assert lines.count("readyok") == bad
     moves = [line.split()[1] for line in lines if line.startswith("bestmove")]
     board = chess.Board()
     board.push_uci("e2e4")
-    assert len(moves) == 6 and all(chess.Move.from_uci(move) in board.legal_moves for move in moves)
+    assert len(moves) == bad and all(chess.Move.from_uci(move) in board.legal_moves for move in moves)
 
 
 def test_uci_options_switch_and_load_nets(tmp_path: Path) -> None:

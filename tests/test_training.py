@@ -99,6 +99,34 @@ def test_net_learns_material_and_quantises_faithfully(tmp_path: Path) -> None:
     assert [quantised.evaluate(board) for board in boards[:50]] == list(trainer.quantised_cp(quantised, stm, other)[:50])
 
 
+def test_output_buckets_learn_what_material_changes_and_match_the_engine(tmp_path: Path) -> None:
+    """A knight worth +200 with many pieces on the board and -200 with few: the
+    bucketed net fits it better than the single head, and the engine picks the
+    same bucket as the trainer (its arithmetic equals `quantised_cp`)."""
+    def relabel(records: list[Record]) -> list[Record]:
+        out = []
+        for record in records:
+            board = record.board
+            knights = len(board.pieces(chess.KNIGHT, board.turn)) - len(board.pieces(chess.KNIGHT, not board.turn))
+            sign = 1 if chess.popcount(board.occupied) > 20 else -1
+            out.append(Record(board, sign * 200 * knights, 1))
+        return out
+    data = _matrices(relabel(random_records(3000, seed=9)), tmp_path, "train")
+    runs = {buckets: trainer.train(data, hidden=8, epochs=6, batch=256, lr=0.01, seed=1, holdout=0.1, progress=False,
+                                   log=lambda line: None, buckets=buckets) for buckets in (1, 4)}
+    assert runs[4][1]["valid_loss"] < runs[1][1]["valid_loss"] * 0.9
+    net = runs[4][0]
+    quantised = trainer.quantise(net)
+    assert quantised.buckets == 4 and len(set(quantised.b2)) > 1  # the heads learnt apart
+    test = _matrices(relabel(random_records(200, seed=10)), tmp_path, "test")
+    stm, other = trainer.feature_matrices(test)
+    bucket = trainer.output_buckets(test, 4)
+    boards = [record.board for record in read_chunk(tmp_path / "test.psd.gz")]
+    assert list(bucket) == [quantised.bucket_of[chess.popcount(board.occupied)] for board in boards]
+    assert len(set(bucket.tolist())) >= 3  # the test positions span the buckets
+    assert [quantised.evaluate(board) for board in boards] == list(trainer.quantised_cp(quantised, stm, other, bucket))
+
+
 def test_residual_net_learns_a_correction_to_the_classical_evaluation(tmp_path: Path) -> None:
     """With the classical base the net starts as the classical evaluation and learns what it lacks
     (here: a knight bonus the classical terms do not have); the engine adds the same base.

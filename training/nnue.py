@@ -19,6 +19,8 @@ CP_SCALE): the net learns a correction, initialised to zero, and decoupled
 weight decay (``--weight-decay``) pulls the weights of rarely seen features
 back to zero, so that where the data is thin the engine keeps the classical
 score instead of noise.  The epoch with the lowest held-out loss is kept.
+``--buckets B`` trains B output heads, one per material bucket
+(`eval.nnue`, version 3), sharing the feature transformer.
 
 Duplicates across chunk files are dropped on loading (key: pieces and side
 to move).  A fixed share of the chunk files (by a hash of the file name, so
@@ -116,6 +118,12 @@ def feature_matrices(records: np.ndarray, mirror: bool = False) -> tuple[scipy.s
     return matrices[0], matrices[1]
 
 
+def output_buckets(records: np.ndarray, buckets: int) -> np.ndarray:
+    """Each record's output bucket (`eval.nnue`): ``(pieces - 1) * buckets // 32``, kings included."""
+    pieces = np.unpackbits(records["occupied"].astype("<u8").view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+    return ((np.maximum(pieces.astype(np.int64), 1) - 1) * buckets // 32).astype(np.intp)
+
+
 def classical_scores(records: np.ndarray) -> np.ndarray:
     """The classical evaluation of every record (side to move's cp): the base a residual net corrects."""
     raw = records.tobytes()
@@ -155,17 +163,23 @@ def holdout_mask(records: np.ndarray, share: float) -> np.ndarray:
 # --- the float net -----------------------------------------------------------
 
 class FloatNet:
-    """768 -> H x 2 -> 1 in float32, with Adam."""
+    """768 -> H x 2 -> 1 (one of B output heads) in float32, with Adam.
 
-    def __init__(self, hidden: int, rng: np.random.Generator, residual: bool = False) -> None:
+    Every method that runs the head takes `bucket`, each position's output
+    bucket (`output_buckets`); None (or one bucket) is bucket 0 throughout.
+    """
+
+    def __init__(self, hidden: int, rng: np.random.Generator, residual: bool = False, buckets: int = 1) -> None:
         # A residual net starts near zero (the base alone); a plain one needs
-        # larger output weights to move at all.
+        # larger output weights to move at all.  Every bucket starts alike.
         self.residual = residual
+        w1 = (rng.standard_normal((INPUTS, hidden)) * 0.05).astype(np.float32)  # drawn first, as before buckets
+        w2 = (rng.standard_normal(2 * hidden) * (0.005 if residual else 0.05)).astype(np.float32)
         self.params = {
-            "w1": (rng.standard_normal((INPUTS, hidden)) * 0.05).astype(np.float32),
+            "w1": w1,
             "b1": np.full(hidden, 0.1, dtype=np.float32),
-            "w2": (rng.standard_normal(2 * hidden) * (0.005 if residual else 0.05)).astype(np.float32),
-            "b2": np.zeros(1, dtype=np.float32),
+            "w2": np.tile(w2, (buckets, 1)),
+            "b2": np.zeros(buckets, dtype=np.float32),
         }
         self.moments = {key: (np.zeros_like(value), np.zeros_like(value)) for key, value in self.params.items()}
         self.steps = 0
@@ -174,40 +188,61 @@ class FloatNet:
     def hidden(self) -> int:
         return self.params["b1"].shape[0]
 
-    def forward(self, stm, other) -> tuple[np.ndarray, tuple]:
+    @property
+    def buckets(self) -> int:
+        return self.params["b2"].shape[0]
+
+    def forward(self, stm, other, bucket: np.ndarray | None = None) -> tuple[np.ndarray, tuple]:
         """Output in units of CP_SCALE centipawns, and what backward needs."""
         p = self.params
         h_stm = stm @ p["w1"] + p["b1"]
         h_other = other @ p["w1"] + p["b1"]
         a = np.concatenate([np.clip(h_stm, 0, 1), np.clip(h_other, 0, 1)], axis=1)
-        return a @ p["w2"] + p["b2"][0], (stm, other, h_stm, h_other, a)
+        if self.buckets == 1 or bucket is None:
+            out = a @ p["w2"][0] + p["b2"][0]
+        else:
+            out = np.einsum("ij,ij->i", a, p["w2"][bucket]) + p["b2"][bucket]
+        return out, (stm, other, h_stm, h_other, a)
 
-    def loss_and_grads(self, stm, other, target: np.ndarray, base: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+    def loss_and_grads(self, stm, other, target: np.ndarray, base: np.ndarray,
+                       bucket: np.ndarray | None = None) -> tuple[float, dict[str, np.ndarray]]:
         """Loss and gradients on a batch; `base` is the cp the output is added to (zeros: no base)."""
-        out, (stm, other, h_stm, h_other, a) = self.forward(stm, other)
+        out, (stm, other, h_stm, h_other, a) = self.forward(stm, other, bucket)
         prob = 1 / (1 + np.exp(-(out * CP_SCALE + base) / K))
         diff = prob - target
         loss = float(np.mean(diff * diff))
         g_out = (2 / len(target)) * diff * prob * (1 - prob) * (CP_SCALE / K)
         p = self.params
         h = self.hidden
-        g_a = np.outer(g_out, p["w2"])
+        if self.buckets == 1 or bucket is None:
+            g_a = np.outer(g_out, p["w2"][0])
+            g_w2 = (a.T @ g_out)[None, :]
+            g_b2 = np.array([g_out.sum()], dtype=np.float32)
+        else:
+            g_a = g_out[:, None] * p["w2"][bucket]
+            # Each row's gradient goes to its own bucket's head: a (B x n) scatter matrix times a.
+            scatter = np.zeros((self.buckets, len(g_out)), dtype=np.float32)
+            scatter[bucket, np.arange(len(g_out))] = g_out
+            g_w2 = scatter @ a
+            g_b2 = np.bincount(bucket, weights=g_out, minlength=self.buckets).astype(np.float32)
         g_stm = g_a[:, :h] * ((h_stm > 0) & (h_stm < 1))
         g_other = g_a[:, h:] * ((h_other > 0) & (h_other < 1))
         grads = {
-            "w2": a.T @ g_out,
-            "b2": np.array([g_out.sum()], dtype=np.float32),
+            "w2": g_w2.astype(np.float32),
+            "b2": g_b2,
             "w1": np.asarray(stm.T @ g_stm + other.T @ g_other, dtype=np.float32),
             "b1": (g_stm.sum(axis=0) + g_other.sum(axis=0)).astype(np.float32),
         }
         return loss, grads
 
-    def loss(self, stm, other, target: np.ndarray, base: np.ndarray, batch: int = 65536) -> float:
+    def loss(self, stm, other, target: np.ndarray, base: np.ndarray, bucket: np.ndarray | None = None,
+             batch: int = 65536) -> float:
         total = 0.0
         for start in range(0, len(target), batch):
-            out, _ = self.forward(stm[start:start + batch], other[start:start + batch])
-            prob = 1 / (1 + np.exp(-(out * CP_SCALE + base[start:start + batch]) / K))
-            total += float(np.sum((prob - target[start:start + batch]) ** 2))
+            part = slice(start, start + batch)
+            out, _ = self.forward(stm[part], other[part], None if bucket is None else bucket[part])
+            prob = 1 / (1 + np.exp(-(out * CP_SCALE + base[part]) / K))
+            total += float(np.sum((prob - target[part]) ** 2))
         return total / len(target)
 
     def adam(self, grads: dict[str, np.ndarray], lr: float, weight_decay: float = 0.0,
@@ -230,8 +265,8 @@ class FloatNet:
         np.clip(self.params["w1"], -32767 / QA, 32767 / QA, out=self.params["w1"])
         np.clip(self.params["w2"], -32767 / QB, 32767 / QB, out=self.params["w2"])
 
-    def cp(self, stm, other) -> np.ndarray:
-        return self.forward(stm, other)[0] * CP_SCALE
+    def cp(self, stm, other, bucket: np.ndarray | None = None) -> np.ndarray:
+        return self.forward(stm, other, bucket)[0] * CP_SCALE
 
 
 def quantise(net: FloatNet, name: str = "<trained>", correction_scale: float = 1.0) -> Net:
@@ -248,18 +283,21 @@ def quantise(net: FloatNet, name: str = "<trained>", correction_scale: float = 1
         hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE, base=BASE_CLASSICAL if net.residual else BASE_NONE,
         w1=np.round(p["w1"] * QA).astype(np.int16), b1=np.round(p["b1"] * QA).astype(np.int16),
         w2=np.round(p["w2"] * QB * correction_scale).astype(np.int16),
-        b2=int(round(float(p["b2"][0]) * QA * QB * correction_scale)), name=name,
+        b2=tuple(int(round(float(b) * QA * QB * correction_scale)) for b in p["b2"]), name=name,
     )
 
 
-def quantised_cp(net: Net, stm, other) -> np.ndarray:
+def quantised_cp(net: Net, stm, other, bucket: np.ndarray | None = None) -> np.ndarray:
     """The integer net's centipawns on a batch (the engine's arithmetic, vectorised)."""
+    if bucket is None:
+        bucket = np.zeros(stm.shape[0], dtype=np.intp)
     w1 = net.w1.astype(np.int64)
     a_stm = np.clip(stm.astype(np.int64) @ w1 + net.b1, 0, net.qa)
     a_other = np.clip(other.astype(np.int64) @ w1 + net.b1, 0, net.qa)
     h = net.hidden
-    total = a_stm @ net.w2[:h].astype(np.int64) + a_other @ net.w2[h:].astype(np.int64) + net.b2
-    return total * net.cp_scale // (net.qa * net.qb)
+    w2 = net.w2.astype(np.int64)[bucket]
+    total = np.einsum("ij,ij->i", a_stm, w2[:, :h]) + np.einsum("ij,ij->i", a_other, w2[:, h:])
+    return (total + np.array(net.b2, dtype=np.int64)[bucket]) * net.cp_scale // (net.qa * net.qb)
 
 
 # --- the run ------------------------------------------------------------------
@@ -268,7 +306,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
           holdout: float = 0.05, progress: bool = True, log=print, residual: bool = False,
           weight_decay: float = 0.0, held: np.ndarray | None = None,
           groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA,
-          mirror: bool = False) -> tuple[FloatNet, dict[str, float]]:
+          mirror: bool = False, buckets: int = 1) -> tuple[FloatNet, dict[str, float]]:
     """Train on `records`; with `residual` the net corrects the classical evaluation.
 
     `held` marks the validation positions (default: `holdout` of them by a
@@ -281,25 +319,27 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     stm, other = feature_matrices(records)
     target = targets(records, teacher_share)
     base = classical_scores(records) if residual else np.zeros(len(records), dtype=np.float32)
+    bucket = output_buckets(records, buckets)
     train_idx, valid_idx = np.nonzero(~held)[0], np.nonzero(held)[0]
     v_stm, v_other, v_target, v_base = stm[valid_idx], other[valid_idx], target[valid_idx], base[valid_idx]
+    v_bucket = bucket[valid_idx]
     if mirror:  # the training positions' mirrored twins join as rows n.. 2n-1 (never the held-out ones)
         m_stm, m_other = feature_matrices(records, mirror=True)
         stm, other = scipy.sparse.vstack([stm, m_stm], format="csr"), scipy.sparse.vstack([other, m_other], format="csr")
-        target, base = np.concatenate([target, target]), np.concatenate([base, base])
+        target, base, bucket = np.concatenate([target, target]), np.concatenate([base, base]), np.concatenate([bucket, bucket])
         train_idx = np.concatenate([train_idx, train_idx + len(records)])
-    net = FloatNet(hidden, rng, residual)
+    net = FloatNet(hidden, rng, residual, buckets)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
     def group_losses() -> str:
         parts = []
         for name, members in (groups or {}).items():
             chosen = np.nonzero(members & held)[0]
             if len(chosen):
-                parts.append(f"{name} {net.loss(stm[chosen], other[chosen], target[chosen], base[chosen]):.6f}")
+                parts.append(f"{name} {net.loss(stm[chosen], other[chosen], target[chosen], base[chosen], bucket[chosen]):.6f}")
         return f"  ({', '.join(parts)})" if parts else ""
 
     if len(valid_idx):
-        stats["valid_0"] = net.loss(v_stm, v_other, v_target, v_base)
+        stats["valid_0"] = net.loss(v_stm, v_other, v_target, v_base, v_bucket)
         log(f"epoch 0: valid loss {stats['valid_0']:.6f}" + group_losses()
             + ("  (the classical evaluation alone)" if residual else ""))
     best = (stats.get("valid_0", float("inf")), {key: value.copy() for key, value in net.params.items()}, 0)
@@ -315,10 +355,11 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
         total = 0.0
         for start in bar:
             chosen = order[start:start + batch]
-            loss, grads = net.loss_and_grads(stm[chosen], other[chosen], target[chosen], base[chosen])
+            loss, grads = net.loss_and_grads(stm[chosen], other[chosen], target[chosen], base[chosen],
+                                              bucket[chosen])
             net.adam(grads, rate, weight_decay)
             total += loss * len(chosen)
-        valid = net.loss(v_stm, v_other, v_target, v_base) if len(valid_idx) else float("nan")
+        valid = net.loss(v_stm, v_other, v_target, v_base, v_bucket) if len(valid_idx) else float("nan")
         log(f"epoch {epoch}: train loss {total / len(order):.6f}  valid loss {valid:.6f}" + group_losses())
         stats[f"valid_{epoch}"] = valid
         if not valid >= best[0]:  # also takes the first epoch when there is no held-out set (nan)
@@ -348,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--correction-scale", type=float, default=1.0,
                         help="multiply the trained net's output by this when quantising (shrink toward the base)")
     parser.add_argument("--mirror", action="store_true", help="add every training position's a<->h mirrored twin")
+    parser.add_argument("--buckets", type=int, default=1, choices=range(1, 33), metavar="B",
+                        help="output heads, one per material bucket (1 to 32; default 1, the single head)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay of w1 and w2")
     args = parser.parse_args(argv)
 
@@ -365,11 +408,12 @@ def main(argv: list[str] | None = None) -> int:
     net, stats = train(records, args.hidden, args.epochs, args.batch, args.lr, args.seed, args.holdout,
                        log=lambda line: print(line, file=sys.stderr), residual=args.base == "classical",
                        weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share,
-                       mirror=args.mirror)
+                       mirror=args.mirror, buckets=args.buckets)
     quantised = quantise(net, str(args.out), args.correction_scale)
     stm, other = feature_matrices(records[held])
+    bucket = output_buckets(records[held], args.buckets)
     # The base is the same in both, so it cancels.
-    error = np.abs(net.cp(stm, other) * args.correction_scale - quantised_cp(quantised, stm, other))
+    error = np.abs(net.cp(stm, other, bucket) * args.correction_scale - quantised_cp(quantised, stm, other, bucket))
     print(f"quantisation error on {held.sum()} held-out positions: mean {error.mean():.2f} cp, max {error.max():.1f} cp",
           file=sys.stderr)
     quantised.save(args.out)
