@@ -6,6 +6,18 @@ Architecture ("768 -> H x 2 -> 1"):
   ``64 * (6 * (piece is the perspective's opponent's) + type - 1) + square``,
   with the square flipped vertically (``square ^ 56``) for Black, so both
   perspectives see "their" pieces from their own first rank.
+* King buckets (feature set 2): the 768 features again for each of four
+  buckets of the perspective's own king square, and the board mirrored a-h
+  (``square ^ 7``, after the vertical flip) whenever that king stands on
+  files e-h, so the king always sees itself on files a-d.  With
+  ``state = 2 * bucket + mirrored`` (`king_state_table`) a feature is
+  ``768 * bucket + 64 * (6 * opponent's + type - 1) + (square ^ 7 * mirrored)``.
+  Buckets, from the king's own side: a1-b1, c1-d1, rank 2, ranks 3-8.  Why:
+  a piece means something else next to a castled king than far from it
+  (the "HalfK" of Stockfish's nets, coarsened for a few million positions);
+  the mirror doubles the data each weight sees.  Only a king move can change
+  a perspective's state, and then that perspective's accumulator is summed
+  afresh.
 * Feature transformer: each perspective's accumulator is ``b1 + sum of the
   rows W1[feature]``, H integers.  Both perspectives share W1 and b1.
 * Head: the side to move's accumulator, then the other's, each clipped to
@@ -41,14 +53,15 @@ Net file format (``.nnue``, little-endian), nothing executed on load:
 
     magic        4 bytes  b"PSNN"
     version      u16      1, 2 or 3
-    features     u16      1 = 768 piece-square features
+    features     u16      1 = 768 piece-square features; 2 = 4 x 768 (king
+                          buckets, mirrored; version 3 only)
     hidden       u16      H
     qa, qb       u16 u16  quantisation scales of the accumulator and of w2
     cp_scale     u16      centipawns per unit of the float output
     base         u16      versions 2 and 3: 0 none, 1 the classical
                           evaluation is added; version 1: reserved, 0 (no base)
     buckets      u16      version 3 only: B output buckets (1 to 32)
-    W1           i16[768][H]
+    W1           i16[768 * king buckets][H]
     b1           i16[H]
     w2           i16[B][2H]  side to move's half first; B = 1 before version 3
     b2           i32[B]
@@ -70,6 +83,11 @@ from eval.evaluate import evaluate as classical_evaluate
 MAGIC = b"PSNN"
 VERSION = 3
 FEATURES_768 = 1
+FEATURES_KING4 = 2
+#: King buckets of each feature set.
+KING_BUCKETS = {FEATURES_768: 1, FEATURES_KING4: 4}
+#: Most [White state, Black state] row tables a net keeps (`Net.rows_for`).
+ROW_TABLES_KEPT = 16
 #: What a net's output is added to (the header's `base` field).
 BASE_NONE, BASE_CLASSICAL = 0, 1
 INPUTS = 768
@@ -84,6 +102,24 @@ BUNDLED = Path(__file__).with_name("default.nnue")
 USE_NNUE_DEFAULT = True
 
 
+def king_state_table(feature_set: int) -> tuple[int, ...]:
+    """``2 * bucket + mirrored`` of a perspective whose own king stands on each square.
+
+    Squares are seen from the perspective's side (``square ^ 56`` for
+    Black).  Feature set 1 has a single state, 0.
+    """
+    if feature_set == FEATURES_768:
+        return (0,) * 64
+    states = []
+    for square in range(64):
+        file, rank = square & 7, square >> 3
+        mirrored = file >= 4
+        file = file ^ 7 if mirrored else file
+        bucket = (0 if file < 2 else 1) if rank == 0 else 2 if rank == 1 else 3
+        states.append(2 * bucket + mirrored)
+    return tuple(states)
+
+
 class NetError(ValueError):
     """A net file that cannot be used; the message names the file and the problem."""
 
@@ -96,12 +132,13 @@ class Net:
     qa: int
     qb: int
     cp_scale: int
-    w1: np.ndarray  # int16 (768, H)
+    w1: np.ndarray  # int16 (768 * king buckets, H)
     b1: np.ndarray  # int16 (H,)
     w2: np.ndarray  # int16 (B, 2H); a (2H,) vector is taken as B = 1
     b2: tuple[int, ...]  # B biases; an int is taken as B = 1
     name: str = "<memory>"
     base: int = BASE_NONE
+    features: int = FEATURES_768
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "w2", np.atleast_2d(self.w2))
@@ -109,6 +146,40 @@ class Net:
         object.__setattr__(self, "b2", tuple(int(b) for b in b2))
         if self.w2.shape != (len(self.b2), 2 * self.hidden) or not 1 <= len(self.b2) <= MAX_BUCKETS:
             raise ValueError(f"output weights {self.w2.shape} and {len(self.b2)} biases do not fit hidden {self.hidden}")
+        if self.features not in KING_BUCKETS or self.w1.shape != (INPUTS * KING_BUCKETS[self.features], self.hidden):
+            raise ValueError(f"input weights {self.w1.shape} do not fit feature set {self.features}, hidden {self.hidden}")
+
+    @property
+    def king_buckets(self) -> int:
+        return KING_BUCKETS[self.features]
+
+    @property
+    def architecture(self) -> str:
+        """In words, for `info string`: "768->128x2->1", "4x768->256x2->8 (king buckets, output buckets)"."""
+        inputs = f"{self.king_buckets}x768" if self.king_buckets > 1 else "768"
+        extras = [name for name, used in (("king buckets", self.king_buckets > 1), ("output buckets", self.buckets > 1))
+                  if used]
+        return f"{inputs}->{self.hidden}x2->{self.buckets}" + (f" ({', '.join(extras)})" if extras else "")
+
+    @functools.cached_property
+    def king_states(self) -> tuple[int, ...] | None:
+        """`king_state_table` of the net's feature set; None when there is one state (no king buckets)."""
+        return None if self.features == FEATURES_768 else king_state_table(self.features)
+
+    def king_state(self, board: chess.Board, colour: chess.Color) -> int:
+        """The state (`king_state_table`) of `colour`'s perspective on `board` (0 without its king)."""
+        king = board.king(colour)
+        if self.king_states is None or king is None:
+            return 0
+        return self.king_states[king if colour == chess.WHITE else king ^ 56]
+
+    def feature(self, perspective: chess.Color, state: int, colour: chess.Color, piece_type: int, square: int) -> int:
+        """A piece's input index for one perspective in one king state (the module docstring's formula)."""
+        if perspective == chess.BLACK:
+            square ^= 56
+        if state & 1:
+            square ^= 7
+        return INPUTS * (state >> 1) + 64 * (6 * (colour != perspective) + piece_type - 1) + square
 
     @property
     def buckets(self) -> int:
@@ -121,17 +192,36 @@ class Net:
 
     @functools.cached_property
     def dual_rows(self) -> np.ndarray:
+        """`rows_for(0, 0)`: the only row table of a net without king buckets."""
+        return self.rows_for(0, 0)
+
+    @functools.cached_property
+    def _row_tables(self) -> dict[tuple[int, int], np.ndarray]:
+        return {}
+
+    def rows_for(self, white_state: int, black_state: int) -> np.ndarray:
         """rows[12 * 64]: White's row beside Black's row of (colour, type, square), int32 (768, 2H).
 
-        Indexed by ``64 * (6 * (colour == BLACK) + type - 1) + square``, i.e. by
-        the White-perspective feature: `Position.push` needs one row per change.
+        Indexed by ``64 * (6 * (colour == BLACK) + type - 1) + square``, with
+        each perspective's king state applied: `Position.push` needs one row
+        per change.  The last ROW_TABLES_KEPT tables asked for are kept (a
+        game visits few pairs of king states).
         """
-        white = np.arange(INPUTS)
-        colour_black = white // 384  # 0 White piece, 1 Black piece
-        piece = (white // 64) % 6
-        square = white % 64
-        black = 64 * (6 * (1 - colour_black) + piece) + (square ^ 56)
-        return np.concatenate([self.w1[white], self.w1[black]], axis=1).astype(np.int32)
+        tables = self._row_tables
+        rows = tables.get((white_state, black_state))
+        if rows is None:
+            white = np.arange(INPUTS)
+            colour_black = white // 384  # 0 White piece, 1 Black piece
+            piece = (white // 64) % 6
+            square = white % 64
+            white_index = INPUTS * (white_state >> 1) + 64 * (6 * colour_black + piece) + (square ^ 7 * (white_state & 1))
+            black_index = (INPUTS * (black_state >> 1) + 64 * (6 * (1 - colour_black) + piece)
+                           + (square ^ 56 ^ 7 * (black_state & 1)))
+            rows = np.concatenate([self.w1[white_index], self.w1[black_index]], axis=1).astype(np.int32)
+            if len(tables) >= ROW_TABLES_KEPT:
+                del tables[next(iter(tables))]
+            tables[white_state, black_state] = rows
+        return rows
 
     @functools.cached_property
     def head(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
@@ -149,10 +239,17 @@ class Net:
     def accumulator(self, board: chess.Board) -> np.ndarray:
         """[White's accumulator | Black's], computed from scratch."""
         acc = self.bias()
-        rows = self.dual_rows
+        rows = self.rows_for(self.king_state(board, chess.WHITE), self.king_state(board, chess.BLACK))
         for square, piece in board.piece_map().items():
             acc += rows[64 * (6 * (not piece.color) + piece.piece_type - 1) + square]
         return acc
+
+    def perspective_accumulator(self, board: chess.Board, perspective: chess.Color) -> np.ndarray:
+        """One perspective's H accumulator from scratch (after its king changed state), int32."""
+        state = self.king_state(board, perspective)
+        features = [self.feature(perspective, state, piece.color, piece.piece_type, square)
+                    for square, piece in board.piece_map().items()]
+        return self.b1.astype(np.int32) + self.w1[features].sum(axis=0, dtype=np.int32)
 
     def score(self, acc: np.ndarray, turn: chess.Color, pieces: int = 32) -> int:
         """The head's centipawns for the side to move from the dual accumulator (without the base).
@@ -169,7 +266,7 @@ class Net:
         return score + classical_evaluate(board) if self.base == BASE_CLASSICAL else score
 
     def to_bytes(self) -> bytes:
-        body = HEADER.pack(MAGIC, VERSION, FEATURES_768, self.hidden, self.qa, self.qb, self.cp_scale, self.base)
+        body = HEADER.pack(MAGIC, VERSION, self.features, self.hidden, self.qa, self.qb, self.cp_scale, self.base)
         body += BUCKETS.pack(self.buckets)
         body += self.w1.astype("<i2").tobytes() + self.b1.astype("<i2").tobytes() + self.w2.astype("<i2").tobytes()
         body += struct.pack(f"<{self.buckets}i", *self.b2)
@@ -197,26 +294,27 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
             raise NetError(f"{name}: truncated ({len(data)} bytes)")
         (buckets,) = BUCKETS.unpack_from(data, at)
         at += BUCKETS.size
-    if (feature_set != FEATURES_768 or not 1 <= hidden <= 4096 or qa == 0 or qb == 0 or cp_scale == 0
+    if (feature_set not in KING_BUCKETS or (version < 3 and feature_set != FEATURES_768) or not 1 <= hidden <= 4096 or qa == 0 or qb == 0 or cp_scale == 0
             or not 1 <= buckets <= MAX_BUCKETS):
         raise NetError(f"{name}: unsupported architecture (features {feature_set}, hidden {hidden}, qa {qa}, qb {qb}, "
                        f"buckets {buckets})")
     if base not in (BASE_NONE, BASE_CLASSICAL):
         raise NetError(f"{name}: unsupported base {base}")
-    expected = at + 2 * (INPUTS * hidden + hidden + buckets * 2 * hidden) + 4 * buckets + 4
+    inputs = INPUTS * KING_BUCKETS[feature_set]
+    expected = at + 2 * (inputs * hidden + hidden + buckets * 2 * hidden) + 4 * buckets + 4
     if len(data) != expected:
         raise NetError(f"{name}: {len(data)} bytes, the header's architecture needs {expected} (truncated or wrong architecture)")
     (crc,) = struct.unpack_from("<I", data, expected - 4)
     if zlib.crc32(data[:expected - 4]) != crc:
         raise NetError(f"{name}: checksum mismatch (corrupt file)")
-    w1 = np.frombuffer(data, "<i2", INPUTS * hidden, at).reshape(INPUTS, hidden).astype(np.int16)
-    at += 2 * INPUTS * hidden
+    w1 = np.frombuffer(data, "<i2", inputs * hidden, at).reshape(inputs, hidden).astype(np.int16)
+    at += 2 * inputs * hidden
     b1 = np.frombuffer(data, "<i2", hidden, at).astype(np.int16)
     at += 2 * hidden
     w2 = np.frombuffer(data, "<i2", buckets * 2 * hidden, at).reshape(buckets, 2 * hidden).astype(np.int16)
     at += 4 * hidden * buckets
     b2 = struct.unpack_from(f"<{buckets}i", data, at)
-    return Net(hidden, qa, qb, cp_scale, w1, b1, w2, b2, name, base)
+    return Net(hidden, qa, qb, cp_scale, w1, b1, w2, b2, name, base, feature_set)
 
 
 def load(path: str | Path) -> Net:

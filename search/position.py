@@ -95,7 +95,8 @@ class Position:
     """Board + incremental key/evaluation; `push`/`pop` keep all of it in step."""
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
-                 "_b2", "_bucket_of", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors")
+                 "_b2", "_bucket_of", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors",
+                 "_kings", "_king_states")
 
     def __init__(self, board: chess.Board, net: Net | None = None) -> None:
         self.board = board
@@ -104,10 +105,15 @@ class Position:
         self.mg, self.eg, self.phase = packed.mg, packed.eg, packed.phase
         #: The learned evaluation, or None for the classical one.
         self.net = net
-        self.acc = None
+        self.acc = self._rows = self._kings = self._king_states = None
         if net is not None:
             self.acc = net.accumulator(board)
-            self._rows, self._head, self._b2, self._bucket_of = net.dual_rows, net.head, net.b2, net.bucket_of
+            # With king buckets: (Black's state, White's state), index by the bool colour.
+            self._king_states = net.king_states
+            if self._king_states is not None:
+                self._kings = (net.king_state(board, chess.BLACK), net.king_state(board, chess.WHITE))
+            self._rows = net.rows_for(net.king_state(board, chess.WHITE), net.king_state(board, chess.BLACK))
+            self._head, self._b2, self._bucket_of = net.head, net.b2, net.bucket_of
             self._qa, self._divisor, self._cp_scale = net.qa, net.qa * net.qb, net.cp_scale
             self._clip = np.empty_like(self.acc)
             self._base = net.base == BASE_CLASSICAL
@@ -217,11 +223,11 @@ class Position:
         frm = move.from_square
         to = move.to_square
         piece = board.piece_type_at(frm)
-        key, mg, eg, phase, acc = self.key, self.mg, self.eg, self.phase, self.acc
-        self._undo.append((key, mg, eg, phase, acc))
+        key, mg, eg, phase, acc, rows, kings = self.key, self.mg, self.eg, self.phase, self.acc, self._rows, self._kings
+        self._undo.append((key, mg, eg, phase, acc, rows, kings))
         # Dual NNUE rows are indexed 64 * (6 * (colour is Black) + type - 1) + square.
-        rows = self._rows if acc is not None else None
         own = 0 if us else 384
+        refresh = False  # the mover's king changed state: its perspective is summed afresh below
 
         mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]
         if piece == chess.KING and board.is_castling(move):
@@ -232,6 +238,8 @@ class Position:
             mg += king_mg[to] - king_mg[frm] + rook_mg[rook_to] - rook_mg[rook_from]
             eg += king_eg[to] - king_eg[frm] + rook_eg[rook_to] - rook_eg[rook_from]
             key ^= z_us[chess.KING][frm] ^ z_us[chess.KING][to] ^ z_us[chess.ROOK][rook_from] ^ z_us[chess.ROOK][rook_to]
+            if kings is not None and self._king_states[to if us else to ^ 56] != kings[us]:
+                rows, kings, refresh = self._king_moved(us, to, kings)
             if rows is not None:
                 acc = acc + rows[own + 320 + to]
                 acc -= rows[own + 320 + frm]
@@ -244,6 +252,8 @@ class Position:
             key ^= z_us[piece][frm] ^ z_us[placed][to]
             if move.promotion:
                 phase += PHASE_WEIGHT[placed]
+            if piece == chess.KING and kings is not None and self._king_states[to if us else to ^ 56] != kings[us]:
+                rows, kings, refresh = self._king_moved(us, to, kings)
             if rows is not None:
                 acc = acc + rows[own + 64 * placed - 64 + to]
                 acc -= rows[own + 64 * piece - 64 + frm]
@@ -277,9 +287,18 @@ class Position:
         key ^= ZOBRIST_TURN
         if board.ep_square is not None:
             key ^= _ep_key(board)
+        if refresh:  # the other half was updated with the new rows; this one starts over
+            h = len(acc) // 2
+            acc[(0 if us else h):(h if us else 2 * h)] = self.net.perspective_accumulator(board, us)
 
-        self.key, self.mg, self.eg, self.phase, self.acc = key, mg, eg, phase, acc
+        self.key, self.mg, self.eg, self.phase, self.acc, self._rows, self._kings = key, mg, eg, phase, acc, rows, kings
         self.history.append(key)
+
+    def _king_moved(self, us: chess.Color, to: chess.Square, kings: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int], bool]:
+        """Rows and king states after `us`'s king went to `to` and changed state (king buckets only)."""
+        state = self._king_states[to if us else to ^ 56]
+        kings = (kings[0], state) if us else (state, kings[1])
+        return self.net.rows_for(kings[1], kings[0]), kings, True
 
     def pop(self) -> chess.Move:
         """Take back the last move or null move."""
@@ -287,13 +306,13 @@ class Position:
         history.pop()
         if len(history) <= self._null_floor + 1:  # the null move itself is taken back
             self._null_floor = self._null_floors.pop()
-        self.key, self.mg, self.eg, self.phase, self.acc = self._undo.pop()
+        self.key, self.mg, self.eg, self.phase, self.acc, self._rows, self._kings = self._undo.pop()
         return self.board.pop()
 
     def push_null(self) -> None:
         """Pass the move (null move); only used by null-move pruning."""
         board = self.board
-        self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc))
+        self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc, self._rows, self._kings))
         key = self.key ^ _ep_key(board)
         board.push(chess.Move.null())
         self.key = key ^ ZOBRIST_TURN

@@ -31,26 +31,41 @@ from tests.uci_process import RawEngine
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def random_net(hidden: int = 16, seed: int = 0, base: int = nnue.BASE_NONE, buckets: int = 1) -> Net:
+def random_net(hidden: int = 16, seed: int = 0, base: int = nnue.BASE_NONE, buckets: int = 1,
+               features: int = nnue.FEATURES_768) -> Net:
     """A net with random weights large enough that every clip and sign matters."""
     rng = np.random.default_rng(seed)
     w2 = rng.integers(-200, 200, (buckets, 2 * hidden), dtype=np.int16)
     b2 = tuple(int(b) for b in rng.integers(-5000, 5000, buckets))
     return Net(hidden, 255, 64, 400,
-               rng.integers(-300, 300, (INPUTS, hidden), dtype=np.int16),
+               rng.integers(-300, 300, (INPUTS * nnue.KING_BUCKETS[features], hidden), dtype=np.int16),
                rng.integers(-100, 400, hidden, dtype=np.int16),
-               w2 if buckets > 1 else w2[0], b2 if buckets > 1 else b2[0], base=base)
+               w2 if buckets > 1 else w2[0], b2 if buckets > 1 else b2[0], base=base, features=features)
 
 
 NETS = [random_net(), bundled_net(), random_net(seed=1, base=nnue.BASE_CLASSICAL),
-        random_net(seed=2, base=nnue.BASE_CLASSICAL, buckets=8)]
+        random_net(seed=2, base=nnue.BASE_CLASSICAL, buckets=8),
+        random_net(seed=5, base=nnue.BASE_CLASSICAL, buckets=4, features=nnue.FEATURES_KING4)]
+ALL_NETS = list(range(len(NETS)))
 
 
-def feature(perspective: chess.Color, color: chess.Color, piece_type: int, square: int) -> int:
-    """Index of a piece on a square among one perspective's 768 inputs (the module docstring's formula)."""
+def feature(net: Net, board: chess.Board, perspective: chess.Color, color: chess.Color, piece_type: int,
+            square: int) -> int:
+    """Index of a piece on a square among one perspective's inputs (the module docstring's formulas)."""
     if perspective == chess.BLACK:
         square ^= 56
-    return 64 * (6 * (color != perspective) + piece_type - 1) + square
+    if net.features == nnue.FEATURES_768:
+        return 64 * (6 * (color != perspective) + piece_type - 1) + square
+    king = board.king(perspective) ^ (56 if perspective == chess.BLACK else 0)
+    mirrored = chess.square_file(king) >= 4
+    if mirrored:
+        king ^= 7
+        square ^= 7
+    if chess.square_rank(king) == 0:
+        bucket = 0 if king in (chess.A1, chess.B1) else 1
+    else:
+        bucket = 2 if chess.square_rank(king) == 1 else 3
+    return 768 * bucket + 64 * (6 * (color != perspective) + piece_type - 1) + square
 
 
 def evaluate_plain(net: Net, board: chess.Board) -> int:
@@ -58,7 +73,7 @@ def evaluate_plain(net: Net, board: chess.Board) -> int:
     def perspective(colour: chess.Color) -> np.ndarray:
         acc = net.b1.astype(np.int64).copy()
         for square, piece in board.piece_map().items():
-            acc += net.w1[feature(colour, piece.color, piece.piece_type, square)]
+            acc += net.w1[feature(net, board, colour, piece.color, piece.piece_type, square)]
         return np.clip(acc, 0, net.qa)
     stm, other = perspective(board.turn), perspective(not board.turn)
     h = net.hidden
@@ -79,7 +94,7 @@ def test_bundled_net_ships_and_loads() -> None:
 
 
 @pytest.mark.parametrize("chess960", [False, True])
-@pytest.mark.parametrize("net_index", [0, 1, 2, 3])
+@pytest.mark.parametrize("net_index", ALL_NETS)
 def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: int) -> None:
     """After every move of a random game (castling, ep, promotions, null moves) the
     incremental accumulators equal the from-scratch sum, and so does the score.
@@ -109,7 +124,10 @@ def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: 
             played["en passant"] += pos.board.is_en_passant(move)
             played["promotion"] += move.promotion is not None
             played["capture"] += pos.board.is_capture(move)
+            mover = pos.board.turn
+            state = net.king_state(pos.board, mover)
             pos.push(move)
+            played["king changed state"] += net.king_state(pos.board, mover) != state
             assert np.array_equal(pos.acc, net.accumulator(pos.board)), pos.board.fen()
             assert pos.evaluate() == net.evaluate(pos.board) == evaluate_plain(net, pos.board)
         while pos.board.move_stack:
@@ -118,9 +136,10 @@ def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: 
 
     game()
     assert all(played[kind] for kind in ("castling", "en passant", "promotion", "capture", "null move")), played
+    assert played["king changed state"] or net.king_states is None, played
 
 
-@pytest.mark.parametrize("net_index", [0, 1, 2, 3])
+@pytest.mark.parametrize("net_index", ALL_NETS)
 @settings(max_examples=30, deadline=None)
 @given(board=boards())
 def test_mirrored_position_scores_the_same(net_index: int, board: chess.Board) -> None:
@@ -131,7 +150,7 @@ def test_mirrored_position_scores_the_same(net_index: int, board: chess.Board) -
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(board=boards(), depth=st.integers(min_value=1, max_value=2))
-@pytest.mark.parametrize("net_index", [1, 2, 3])
+@pytest.mark.parametrize("net_index", [1, 2, 3, 4])
 def test_exact_search_with_the_net_equals_minimax(net_index: int, board: chess.Board, depth: int) -> None:
     net = NETS[net_index]
     result = Searcher(1, Features.exact(), net=net).search(board, Limits(depth=depth))
@@ -147,6 +166,34 @@ def test_net_round_trips_through_its_file(tmp_path: Path, base: int) -> None:
     assert loaded.base == base
     for board in (chess.Board(), chess.Board("8/5k2/8/3P4/8/8/2K5/8 b - - 0 1")):
         assert loaded.evaluate(board) == net.evaluate(board)
+
+
+def test_king_buckets_round_trip_and_every_state_is_reached(tmp_path: Path) -> None:
+    net = NETS[4]
+    path = tmp_path / "kings.nnue"
+    net.save(path)
+    loaded = nnue.load(path)
+    assert loaded.features == nnue.FEATURES_KING4 and np.array_equal(loaded.w1, net.w1)
+    assert sorted(set(nnue.king_state_table(nnue.FEATURES_KING4))) == list(range(8))
+    boards = [chess.Board(), chess.Board("r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQ1RK1 w - - 6 6"),
+              chess.Board("2kr3r/ppp2ppp/8/8/8/8/PPP2PPP/2KR3R b - - 0 1"), chess.Board("8/5k2/8/3P4/8/8/2K5/8 b - - 0 1")]
+    for board in boards:
+        assert loaded.evaluate(board) == net.evaluate(board) == evaluate_plain(net, board)
+    # The king's square matters: the same pieces with White's king a square over score differently.
+    moved = chess.Board("8/5k2/8/3P4/8/2K5/8/8 b - - 0 1")
+    assert net.architecture == "4x768->16x2->4 (king buckets, output buckets)"
+    assert NETS[0].architecture == "768->16x2->1"
+    assert net.king_state(moved, chess.WHITE) != net.king_state(boards[3], chess.WHITE)
+    assert net.evaluate(moved) != net.evaluate(boards[3])
+
+
+def test_version_2_cannot_hold_king_buckets(tmp_path: Path) -> None:
+    data = bytearray(version_2_bytes(random_net(8, seed=3))[:-4])
+    struct.pack_into("<H", data, 6, nnue.FEATURES_KING4)
+    path = tmp_path / "v2kings.nnue"
+    path.write_bytes(bytes(data) + struct.pack("<I", zlib.crc32(bytes(data))))
+    with pytest.raises(NetError, match="unsupported architecture"):
+        nnue.load(path)
 
 
 def test_output_buckets_round_trip_and_each_bucket_is_used(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from eval import nnue
 from eval.evaluate import evaluate as classical_evaluate
+from search.position import Position
 from training import datagen
 from training import nnue as trainer
 from training.records import (HEADER, RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, Record, read_chunk, read_raw,
@@ -125,6 +126,24 @@ def test_output_buckets_learn_what_material_changes_and_match_the_engine(tmp_pat
     assert list(bucket) == [quantised.bucket_of[chess.popcount(board.occupied)] for board in boards]
     assert len(set(bucket.tolist())) >= 3  # the test positions span the buckets
     assert [quantised.evaluate(board) for board in boards] == list(trainer.quantised_cp(quantised, stm, other, bucket))
+
+
+def test_king_bucket_features_are_the_engines(tmp_path: Path) -> None:
+    """Trained with king buckets (and mirrored twins), the engine's incremental
+    arithmetic gives the trainer's scores, whichever wing each king is on."""
+    data = _matrices(random_records(600, seed=11), tmp_path, "train")
+    net, _ = trainer.train(data, hidden=8, epochs=2, batch=128, lr=0.01, seed=1, holdout=0.1, progress=False,
+                           log=lambda line: None, residual=True, mirror=True, buckets=2,
+                           features=nnue.FEATURES_KING4)
+    quantised = trainer.quantise(net)
+    assert quantised.features == nnue.FEATURES_KING4 and quantised.w1.shape == (4 * 768, 8)
+    boards = [record.board for record in read_chunk(tmp_path / "train.psd.gz")][:80]
+    states = {quantised.king_state(board, colour) for board in boards for colour in chess.COLORS}
+    assert len(states) >= 6  # both wings, several buckets
+    stm, other = trainer.feature_matrices(data[:80], features=nnue.FEATURES_KING4)
+    expected = trainer.classical_scores(data[:80]) + trainer.quantised_cp(quantised, stm, other,
+                                                                          trainer.output_buckets(data[:80], 2))
+    assert [Position(board, quantised).evaluate() for board in boards] == list(expected)
 
 
 def test_residual_net_learns_a_correction_to_the_classical_evaluation(tmp_path: Path) -> None:

@@ -20,7 +20,9 @@ weight decay (``--weight-decay``) pulls the weights of rarely seen features
 back to zero, so that where the data is thin the engine keeps the classical
 score instead of noise.  The epoch with the lowest held-out loss is kept.
 ``--buckets B`` trains B output heads, one per material bucket
-(`eval.nnue`, version 3), sharing the feature transformer.
+(`eval.nnue`, version 3), sharing the feature transformer; ``--features
+king4`` gives each perspective's inputs four buckets of its own king's
+square, mirrored a-h (`eval.nnue`, feature set 2).
 
 Duplicates across chunk files are dropped on loading (key: pieces and side
 to move).  A fixed share of the chunk files (by a hash of the file name, so
@@ -42,7 +44,7 @@ import numpy as np
 import scipy.sparse
 
 from eval.evaluate import evaluate as classical_evaluate
-from eval.nnue import BASE_CLASSICAL, BASE_NONE, INPUTS, Net
+from eval.nnue import BASE_CLASSICAL, BASE_NONE, FEATURES_768, FEATURES_KING4, INPUTS, KING_BUCKETS, Net, king_state_table
 from training.records import (RECORD_SIZE, RESULT_UNKNOWN, SUFFIX_V1, DataFormatError, chunk_name, chunk_paths, decode,
                               read_raw)
 
@@ -51,6 +53,9 @@ LAMBDA = 0.75
 SCORE_CLAMP = 3000
 CP_SCALE = 400
 QA, QB = 255, 256
+
+#: --features names.
+FEATURE_SETS = {"768": FEATURES_768, "king4": FEATURES_KING4}
 
 RECORD_DTYPE = np.dtype([("occupied", "<u8"), ("pieces", "u1", 16), ("score", "<i2"), ("result", "u1"),
                          ("turn", "u1"), ("fullmove", "<u2"), ("halfmove", "u1"), ("flags", "u1")])
@@ -91,8 +96,9 @@ def piece_codes(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, bits
 
 
-def feature_matrices(records: np.ndarray, mirror: bool = False) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
-    """Sparse inputs of the side to move's and the other side's perspective (N x 768 each).
+def feature_matrices(records: np.ndarray, mirror: bool = False,
+                     features: int = FEATURES_768) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
+    """Sparse inputs of the side to move's and the other side's perspective (N x 768 per king bucket each).
 
     With `mirror` the board is flipped from the a-file to the h-file first
     (square ^ 7): the records carry no castling rights, and chess is
@@ -108,13 +114,23 @@ def feature_matrices(records: np.ndarray, mirror: bool = False) -> tuple[scipy.s
     colour_black = code // 6  # 0 White piece
     piece = code % 6
     black_to_move = records["turn"][rows].astype(np.int16)
+    # Each perspective's king state (`eval.nnue.king_state_table`), by record; from the squares as mirrored.
+    table = np.array(king_state_table(features), dtype=np.int64)
+    kings = np.zeros((2, n), dtype=np.int64)
+    for colour in (0, 1):
+        is_king = code == 6 * colour + 5
+        kings[colour, rows[is_king]] = squares[is_king] ^ (56 * colour)
+    states = table[kings]
+    inputs = INPUTS * KING_BUCKETS[features]
     # Perspective p (0 White, 1 Black): own pieces first, square flipped for Black.
     matrices = []
     for perspective_is_stm in (True, False):
         perspective = black_to_move if perspective_is_stm else 1 - black_to_move
-        index = 64 * (6 * (colour_black != perspective) + piece) + np.where(perspective == 1, squares ^ 56, squares)
+        state = states[perspective, rows]
+        oriented = np.where(perspective == 1, squares ^ 56, squares) ^ (7 * (state & 1))
+        index = INPUTS * (state >> 1) + 64 * (6 * (colour_black != perspective) + piece) + oriented
         data = np.ones(len(rows), dtype=np.float32)
-        matrices.append(scipy.sparse.csr_matrix((data, (rows, index)), shape=(n, INPUTS)))
+        matrices.append(scipy.sparse.csr_matrix((data, (rows, index)), shape=(n, inputs)))
     return matrices[0], matrices[1]
 
 
@@ -169,11 +185,13 @@ class FloatNet:
     bucket (`output_buckets`); None (or one bucket) is bucket 0 throughout.
     """
 
-    def __init__(self, hidden: int, rng: np.random.Generator, residual: bool = False, buckets: int = 1) -> None:
+    def __init__(self, hidden: int, rng: np.random.Generator, residual: bool = False, buckets: int = 1,
+                 features: int = FEATURES_768) -> None:
         # A residual net starts near zero (the base alone); a plain one needs
         # larger output weights to move at all.  Every bucket starts alike.
         self.residual = residual
-        w1 = (rng.standard_normal((INPUTS, hidden)) * 0.05).astype(np.float32)  # drawn first, as before buckets
+        self.features = features
+        w1 = (rng.standard_normal((INPUTS * KING_BUCKETS[features], hidden)) * 0.05).astype(np.float32)  # drawn first
         w2 = (rng.standard_normal(2 * hidden) * (0.005 if residual else 0.05)).astype(np.float32)
         self.params = {
             "w1": w1,
@@ -281,6 +299,7 @@ def quantise(net: FloatNet, name: str = "<trained>", correction_scale: float = 1
     p = net.params
     return Net(
         hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE, base=BASE_CLASSICAL if net.residual else BASE_NONE,
+        features=net.features,
         w1=np.round(p["w1"] * QA).astype(np.int16), b1=np.round(p["b1"] * QA).astype(np.int16),
         w2=np.round(p["w2"] * QB * correction_scale).astype(np.int16),
         b2=tuple(int(round(float(b) * QA * QB * correction_scale)) for b in p["b2"]), name=name,
@@ -306,7 +325,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
           holdout: float = 0.05, progress: bool = True, log=print, residual: bool = False,
           weight_decay: float = 0.0, held: np.ndarray | None = None,
           groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA,
-          mirror: bool = False, buckets: int = 1) -> tuple[FloatNet, dict[str, float]]:
+          mirror: bool = False, buckets: int = 1, features: int = FEATURES_768) -> tuple[FloatNet, dict[str, float]]:
     """Train on `records`; with `residual` the net corrects the classical evaluation.
 
     `held` marks the validation positions (default: `holdout` of them by a
@@ -316,7 +335,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     rng = np.random.default_rng(seed)
     if held is None:
         held = holdout_mask(records, holdout)
-    stm, other = feature_matrices(records)
+    stm, other = feature_matrices(records, features=features)
     target = targets(records, teacher_share)
     base = classical_scores(records) if residual else np.zeros(len(records), dtype=np.float32)
     bucket = output_buckets(records, buckets)
@@ -324,11 +343,11 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     v_stm, v_other, v_target, v_base = stm[valid_idx], other[valid_idx], target[valid_idx], base[valid_idx]
     v_bucket = bucket[valid_idx]
     if mirror:  # the training positions' mirrored twins join as rows n.. 2n-1 (never the held-out ones)
-        m_stm, m_other = feature_matrices(records, mirror=True)
+        m_stm, m_other = feature_matrices(records, mirror=True, features=features)
         stm, other = scipy.sparse.vstack([stm, m_stm], format="csr"), scipy.sparse.vstack([other, m_other], format="csr")
         target, base, bucket = np.concatenate([target, target]), np.concatenate([base, base]), np.concatenate([bucket, bucket])
         train_idx = np.concatenate([train_idx, train_idx + len(records)])
-    net = FloatNet(hidden, rng, residual, buckets)
+    net = FloatNet(hidden, rng, residual, buckets, features)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
     def group_losses() -> str:
         parts = []
@@ -391,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mirror", action="store_true", help="add every training position's a<->h mirrored twin")
     parser.add_argument("--buckets", type=int, default=1, choices=range(1, 33), metavar="B",
                         help="output heads, one per material bucket (1 to 32; default 1, the single head)")
+    parser.add_argument("--features", choices=sorted(FEATURE_SETS), default="768",
+                        help="input features: 768 piece-square (default) or king4 (4 king buckets, mirrored a-h)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay of w1 and w2")
     args = parser.parse_args(argv)
 
@@ -408,9 +429,9 @@ def main(argv: list[str] | None = None) -> int:
     net, stats = train(records, args.hidden, args.epochs, args.batch, args.lr, args.seed, args.holdout,
                        log=lambda line: print(line, file=sys.stderr), residual=args.base == "classical",
                        weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share,
-                       mirror=args.mirror, buckets=args.buckets)
+                       mirror=args.mirror, buckets=args.buckets, features=FEATURE_SETS[args.features])
     quantised = quantise(net, str(args.out), args.correction_scale)
-    stm, other = feature_matrices(records[held])
+    stm, other = feature_matrices(records[held], features=FEATURE_SETS[args.features])
     bucket = output_buckets(records[held], args.buckets)
     # The base is the same in both, so it cancels.
     error = np.abs(net.cp(stm, other, bucket) * args.correction_scale - quantised_cp(quantised, stm, other, bucket))

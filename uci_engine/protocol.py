@@ -357,7 +357,7 @@ class UciEngine:
             self.out.info_string(f"EvalFile not loaded: {error}; keeping {kept}")
             return
         self._net = net
-        self.out.info_string(f"NNUE evaluation using {net.name} (768->{net.hidden}x2->1)")
+        self.out.info_string(f"NNUE evaluation using {net.name} ({net.architecture})")
         self._on_use_nnue(None)
 
     def _on_use_nnue(self, _: Option | None) -> None:
