@@ -128,6 +128,20 @@ def test_output_buckets_learn_what_material_changes_and_match_the_engine(tmp_pat
     assert [quantised.evaluate(board) for board in boards] == list(trainer.quantised_cp(quantised, stm, other, bucket))
 
 
+def test_inputs_built_batch_by_batch_equal_the_whole_set(tmp_path: Path) -> None:
+    import scipy.sparse
+    data = _matrices(random_records(120, seed=12), tmp_path, "train")
+    for features in (nnue.FEATURES_768, nnue.FEATURES_KING4):
+        whole = [scipy.sparse.vstack([plain, twin], format="csr") for plain, twin in
+                 zip(trainer.feature_matrices(data, features=features),
+                     trainer.feature_matrices(data, mirror=True, features=features))]
+        inputs = trainer.Inputs(data, features)
+        rows = np.random.default_rng(1).permutation(2 * len(data))[:70]
+        for batch in (rows, rows[rows < len(data)], rows[rows >= len(data)]):
+            for built, full in zip(inputs(batch), whole):
+                assert (built != full[batch]).nnz == 0 and built.shape == full[batch].shape
+
+
 def test_king_bucket_features_are_the_engines(tmp_path: Path) -> None:
     """Trained with king buckets (and mirrored twins), the engine's incremental
     arithmetic gives the trainer's scores, whichever wing each king is on."""

@@ -4,8 +4,9 @@
         --hidden 128 --epochs 12 --seed 1
 
 numpy + scipy on the CPU: the input layer is a sparse (positions x 768)
-matrix per perspective, so a batch costs two sparse-dense products forward
-and two backward.
+matrix per perspective, built batch by batch from the records (`Inputs`),
+so a batch costs two sparse-dense products forward and two backward, and
+memory stays near the records' 32 bytes a position.
 
 Target, in win-probability space: ``LAMBDA * sigmoid(score / K) + (1 - LAMBDA) * result``
 with ``result`` 1 / 0.5 / 0 for the side to move, the teacher's score clamped
@@ -321,6 +322,34 @@ def quantised_cp(net: Net, stm, other, bucket: np.ndarray | None = None) -> np.n
 
 # --- the run ------------------------------------------------------------------
 
+class Inputs:
+    """The sparse inputs of any rows of the training set, built when asked.
+
+    Rows 0..n-1 are the records, n..2n-1 their mirrored twins (`--mirror`).
+    Building a batch's two matrices costs a few milliseconds beside its
+    products, and memory stays at the records' 32 bytes a position: whole-set
+    matrices took about 800 bytes a position with the twins, so 15 million
+    positions would not fit in this machine's 23 GB.
+    """
+
+    def __init__(self, records: np.ndarray, features: int) -> None:
+        self.records = records
+        self.features = features
+
+    def __call__(self, rows: np.ndarray) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
+        n = len(self.records)
+        twin = rows >= n
+        if not twin.any():
+            return feature_matrices(self.records[rows], features=self.features)
+        if twin.all():
+            return feature_matrices(self.records[rows - n], mirror=True, features=self.features)
+        plain_stm, plain_other = feature_matrices(self.records[rows[~twin]], features=self.features)
+        twin_stm, twin_other = feature_matrices(self.records[rows[twin] - n], mirror=True, features=self.features)
+        back = np.argsort(np.concatenate([np.nonzero(~twin)[0], np.nonzero(twin)[0]]), kind="stable")
+        return (scipy.sparse.vstack([plain_stm, twin_stm], format="csr")[back],
+                scipy.sparse.vstack([plain_other, twin_other], format="csr")[back])
+
+
 def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, seed: int,
           holdout: float = 0.05, progress: bool = True, log=print, residual: bool = False,
           weight_decay: float = 0.0, held: np.ndarray | None = None,
@@ -335,30 +364,36 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     rng = np.random.default_rng(seed)
     if held is None:
         held = holdout_mask(records, holdout)
-    stm, other = feature_matrices(records, features=features)
+    inputs = Inputs(records, features)
     target = targets(records, teacher_share)
     base = classical_scores(records) if residual else np.zeros(len(records), dtype=np.float32)
     bucket = output_buckets(records, buckets)
     train_idx, valid_idx = np.nonzero(~held)[0], np.nonzero(held)[0]
-    v_stm, v_other, v_target, v_base = stm[valid_idx], other[valid_idx], target[valid_idx], base[valid_idx]
-    v_bucket = bucket[valid_idx]
     if mirror:  # the training positions' mirrored twins join as rows n.. 2n-1 (never the held-out ones)
-        m_stm, m_other = feature_matrices(records, mirror=True, features=features)
-        stm, other = scipy.sparse.vstack([stm, m_stm], format="csr"), scipy.sparse.vstack([other, m_other], format="csr")
         target, base, bucket = np.concatenate([target, target]), np.concatenate([base, base]), np.concatenate([bucket, bucket])
         train_idx = np.concatenate([train_idx, train_idx + len(records)])
     net = FloatNet(hidden, rng, residual, buckets, features)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
+
+    def loss_of(rows: np.ndarray, chunk: int = 65536) -> float:
+        """Mean loss over `rows`, their inputs built a chunk at a time."""
+        total = 0.0
+        for start in range(0, len(rows), chunk):
+            part = rows[start:start + chunk]
+            stm, other = inputs(part)
+            total += net.loss(stm, other, target[part], base[part], bucket[part], batch=chunk) * len(part)
+        return total / len(rows)
+
     def group_losses() -> str:
         parts = []
         for name, members in (groups or {}).items():
             chosen = np.nonzero(members & held)[0]
             if len(chosen):
-                parts.append(f"{name} {net.loss(stm[chosen], other[chosen], target[chosen], base[chosen], bucket[chosen]):.6f}")
+                parts.append(f"{name} {loss_of(chosen):.6f}")
         return f"  ({', '.join(parts)})" if parts else ""
 
     if len(valid_idx):
-        stats["valid_0"] = net.loss(v_stm, v_other, v_target, v_base, v_bucket)
+        stats["valid_0"] = loss_of(valid_idx)
         log(f"epoch 0: valid loss {stats['valid_0']:.6f}" + group_losses()
             + ("  (the classical evaluation alone)" if residual else ""))
     best = (stats.get("valid_0", float("inf")), {key: value.copy() for key, value in net.params.items()}, 0)
@@ -374,11 +409,11 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
         total = 0.0
         for start in bar:
             chosen = order[start:start + batch]
-            loss, grads = net.loss_and_grads(stm[chosen], other[chosen], target[chosen], base[chosen],
-                                              bucket[chosen])
+            stm, other = inputs(chosen)
+            loss, grads = net.loss_and_grads(stm, other, target[chosen], base[chosen], bucket[chosen])
             net.adam(grads, rate, weight_decay)
             total += loss * len(chosen)
-        valid = net.loss(v_stm, v_other, v_target, v_base, v_bucket) if len(valid_idx) else float("nan")
+        valid = loss_of(valid_idx) if len(valid_idx) else float("nan")
         log(f"epoch {epoch}: train loss {total / len(order):.6f}  valid loss {valid:.6f}" + group_losses())
         stats[f"valid_{epoch}"] = valid
         if not valid >= best[0]:  # also takes the first epoch when there is no held-out set (nan)
