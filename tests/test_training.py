@@ -4,6 +4,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -140,6 +141,21 @@ def test_inputs_built_batch_by_batch_equal_the_whole_set(tmp_path: Path) -> None
         for batch in (rows, rows[rows < len(data)], rows[rows >= len(data)]):
             for built, full in zip(inputs(batch), whole):
                 assert (built != full[batch]).nnz == 0 and built.shape == full[batch].shape
+
+
+def test_the_trainer_command_writes_a_bucketed_king_net(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    for index in range(8):
+        write_chunk(data / f"self-{index:04d}.psd.gz", random_records(40, seed=20 + index))
+    out = tmp_path / "k4.nnue"
+    assert trainer.main(["--data", str(data), "--out", str(out), "--hidden", "8", "--epochs", "1", "--holdout", "0.5",
+                         "--buckets", "4", "--features", "king4", "--mirror", "--correction-scale", "0.5"]) == 0
+    net = nnue.load(out)
+    assert (net.features, net.buckets, net.hidden) == (nnue.FEATURES_KING4, 4, 8)
+    log = capsys.readouterr().err
+    assert "quantisation error on" in log and re.search(r"held-out loss as played \(correction x 0.5\): "
+                                                        r"float32 0\.\d+, integer 0\.\d+", log), log
 
 
 def test_king_bucket_features_are_the_engines(tmp_path: Path) -> None:

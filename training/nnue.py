@@ -469,9 +469,18 @@ def main(argv: list[str] | None = None) -> int:
     stm, other = feature_matrices(records[held], features=FEATURE_SETS[args.features])
     bucket = output_buckets(records[held], args.buckets)
     # The base is the same in both, so it cancels.
-    error = np.abs(net.cp(stm, other, bucket) * args.correction_scale - quantised_cp(quantised, stm, other, bucket))
+    float_cp = net.cp(stm, other, bucket) * args.correction_scale
+    integer_cp = quantised_cp(quantised, stm, other, bucket)
+    error = np.abs(float_cp - integer_cp)
     print(f"quantisation error on {held.sum()} held-out positions: mean {error.mean():.2f} cp, max {error.max():.1f} cp",
           file=sys.stderr)
+    # What the engine plays (the correction scaled) in float32 against the integer head, as held-out loss.
+    base = classical_scores(records[held]) if args.base == "classical" else 0.0
+    target = targets(records[held], args.teacher_share)
+    played = {name: float(np.mean((1 / (1 + np.exp(-(base + cp) / K)) - target) ** 2))
+              for name, cp in (("float32", float_cp), ("integer", integer_cp))}
+    print(f"held-out loss as played (correction x {args.correction_scale:g}): float32 {played['float32']:.6f}, "
+          f"integer {played['integer']:.6f}", file=sys.stderr)
     quantised.save(args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) in {time.time() - started:.0f} s", file=sys.stderr)
     return 0
