@@ -29,6 +29,14 @@ Architecture ("768 -> H x 2 -> 1"):
   changes from the middlegame to the endgame (a passed pawn, a king's
   activity); separate heads learn that for the price of one index, and the
   accumulators stay shared.  B = 1 is the single head of versions 1 and 2.
+* Second hidden layer (version 3, ``layer2 = L > 0``): instead of w2, the
+  clipped accumulators divided by QA, side to move first, go through an
+  L-unit float32 layer (``weight`` 2H x L, ``bias``), clipped to [0, 1],
+  and one of B float32 outputs (``out_weight``, ``out_bias``); the output
+  times ``cp_scale``, rounded down, is the score.  Float32 here because
+  the layer is small and numpy multiplies floats at once; the side to
+  move's and the other half are multiplied separately and then added, so
+  the colour-mirrored twin still gets exactly the same score.
 * Base (version 2): with ``base = 1`` the classical evaluation
   (`eval.evaluate`) is added to the head, so the net learns a correction to
   it.  Why: with half a million labelled positions a net that must learn
@@ -61,15 +69,23 @@ Net file format (``.nnue``, little-endian), nothing executed on load:
     base         u16      versions 2 and 3: 0 none, 1 the classical
                           evaluation is added; version 1: reserved, 0 (no base)
     buckets      u16      version 3 only: B output buckets (1 to 32)
+    layer2       u16      version 3 only: L units of a second layer, 0 none
     W1           i16[768 * king buckets][H]
     b1           i16[H]
+    then, without a second layer:
     w2           i16[B][2H]  side to move's half first; B = 1 before version 3
     b2           i32[B]
+    or with one:
+    weight       f32[2H][L]  side to move's rows first
+    bias         f32[L]
+    out_weight   f32[B][L]
+    out_bias     f32[B]
     crc32        u32      of every byte before it
 """
 from __future__ import annotations
 
 import functools
+import math
 import struct
 import zlib
 from dataclasses import dataclass
@@ -92,9 +108,10 @@ ROW_TABLES_KEPT = 16
 BASE_NONE, BASE_CLASSICAL = 0, 1
 INPUTS = 768
 HEADER = struct.Struct("<4sHHHHHHH")
-#: Version 3 appends the number of output buckets to the header.
-BUCKETS = struct.Struct("<H")
+#: Version 3 appends the number of output buckets and the second layer's size to the header.
+EXTENSION = struct.Struct("<HH")
 MAX_BUCKETS = 32
+MAX_LAYER2 = 256
 BUNDLED = Path(__file__).with_name("default.nnue")
 #: Whether the engine searches with the bundled net unless told otherwise
 #: (`Use NNUE`'s default).  On since session 13: the bundled residual net
@@ -125,6 +142,24 @@ class NetError(ValueError):
 
 
 @dataclass(frozen=True)
+class DeepHead:
+    """A second hidden layer and its B outputs, float32 (see the module docstring)."""
+
+    weight: np.ndarray  # (2H, L): the side to move's H rows first
+    bias: np.ndarray  # (L,)
+    out_weight: np.ndarray  # (B, L)
+    out_bias: np.ndarray  # (B,)
+
+    def __post_init__(self) -> None:
+        for name in ("weight", "bias", "out_weight", "out_bias"):
+            object.__setattr__(self, name, np.ascontiguousarray(getattr(self, name), dtype=np.float32))
+
+    @property
+    def size(self) -> int:
+        return self.bias.shape[0]
+
+
+@dataclass(frozen=True)
 class Net:
     """A quantised net, ready for incremental inference."""
 
@@ -139,6 +174,8 @@ class Net:
     name: str = "<memory>"
     base: int = BASE_NONE
     features: int = FEATURES_768
+    #: A second hidden layer; w2 and b2 are then zeros that only say B.
+    deep: DeepHead | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "w2", np.atleast_2d(self.w2))
@@ -148,6 +185,12 @@ class Net:
             raise ValueError(f"output weights {self.w2.shape} and {len(self.b2)} biases do not fit hidden {self.hidden}")
         if self.features not in KING_BUCKETS or self.w1.shape != (INPUTS * KING_BUCKETS[self.features], self.hidden):
             raise ValueError(f"input weights {self.w1.shape} do not fit feature set {self.features}, hidden {self.hidden}")
+        deep = self.deep
+        if deep is not None and (deep.weight.shape != (2 * self.hidden, deep.size) or not 1 <= deep.size <= MAX_LAYER2
+                                 or deep.out_weight.shape != (self.buckets, deep.size)
+                                 or deep.out_bias.shape != (self.buckets,)):
+            raise ValueError(f"second layer {deep.weight.shape} -> {deep.out_weight.shape} does not fit hidden "
+                             f"{self.hidden} and {self.buckets} buckets")
 
     @property
     def king_buckets(self) -> int:
@@ -159,7 +202,8 @@ class Net:
         inputs = f"{self.king_buckets}x768" if self.king_buckets > 1 else "768"
         extras = [name for name, used in (("king buckets", self.king_buckets > 1), ("output buckets", self.buckets > 1))
                   if used]
-        return f"{inputs}->{self.hidden}x2->{self.buckets}" + (f" ({', '.join(extras)})" if extras else "")
+        layer2 = f"->{self.deep.size}" if self.deep is not None else ""
+        return f"{inputs}->{self.hidden}x2{layer2}->{self.buckets}" + (f" ({', '.join(extras)})" if extras else "")
 
     @functools.cached_property
     def king_states(self) -> tuple[int, ...] | None:
@@ -257,8 +301,30 @@ class Net:
         `pieces` (kings included) picks the output bucket.
         """
         bucket = self.bucket_of[pieces]
+        if self.deep is not None:
+            return self.deep_score(np.clip(acc, 0, self.qa), turn, bucket)
         total = int(np.dot(np.clip(acc, 0, self.qa), self.head[bucket][turn])) + self.b2[bucket]
         return total * self.cp_scale // (self.qa * self.qb)
+
+    @functools.cached_property
+    def deep_halves(self) -> tuple[np.ndarray, np.ndarray]:
+        """The second layer's weights for the side to move's half and the other's, divided by QA."""
+        assert self.deep is not None
+        weight = self.deep.weight / np.float32(self.qa)
+        return np.ascontiguousarray(weight[:self.hidden]), np.ascontiguousarray(weight[self.hidden:])
+
+    def deep_score(self, clipped: np.ndarray, turn: chess.Color, bucket: int) -> int:
+        """Centipawns through the second layer from the clipped dual accumulator [White | Black]."""
+        deep = self.deep
+        h = self.hidden
+        own, other = self.deep_halves
+        a = clipped.astype(np.float32)
+        stm, rest = (a[:h], a[h:]) if turn else (a[h:], a[:h])
+        z = stm @ own + rest @ other  # two products then one sum: the same for the mirrored twin
+        z += deep.bias
+        np.clip(z, 0.0, 1.0, out=z)
+        out = float(z @ deep.out_weight[bucket]) + float(deep.out_bias[bucket])
+        return math.floor(out * self.cp_scale)
 
     def evaluate(self, board: chess.Board) -> int:
         """The net's score for the side to move, from scratch (the reference for the incremental one)."""
@@ -267,9 +333,14 @@ class Net:
 
     def to_bytes(self) -> bytes:
         body = HEADER.pack(MAGIC, VERSION, self.features, self.hidden, self.qa, self.qb, self.cp_scale, self.base)
-        body += BUCKETS.pack(self.buckets)
-        body += self.w1.astype("<i2").tobytes() + self.b1.astype("<i2").tobytes() + self.w2.astype("<i2").tobytes()
-        body += struct.pack(f"<{self.buckets}i", *self.b2)
+        deep = self.deep
+        body += EXTENSION.pack(self.buckets, 0 if deep is None else deep.size)
+        body += self.w1.astype("<i2").tobytes() + self.b1.astype("<i2").tobytes()
+        if deep is None:
+            body += self.w2.astype("<i2").tobytes() + struct.pack(f"<{self.buckets}i", *self.b2)
+        else:
+            body += b"".join(array.astype("<f4").tobytes() for array in (deep.weight, deep.bias, deep.out_weight,
+                                                                        deep.out_bias))
         return body + struct.pack("<I", zlib.crc32(body))
 
     def save(self, path: str | Path) -> None:
@@ -288,20 +359,21 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
     if version == 1:
         base = BASE_NONE
     at = HEADER.size
-    buckets = 1
+    buckets, layer2 = 1, 0
     if version >= 3:
-        if len(data) < at + BUCKETS.size + 4:
+        if len(data) < at + EXTENSION.size + 4:
             raise NetError(f"{name}: truncated ({len(data)} bytes)")
-        (buckets,) = BUCKETS.unpack_from(data, at)
-        at += BUCKETS.size
-    if (feature_set not in KING_BUCKETS or (version < 3 and feature_set != FEATURES_768) or not 1 <= hidden <= 4096 or qa == 0 or qb == 0 or cp_scale == 0
-            or not 1 <= buckets <= MAX_BUCKETS):
+        buckets, layer2 = EXTENSION.unpack_from(data, at)
+        at += EXTENSION.size
+    if (feature_set not in KING_BUCKETS or (version < 3 and feature_set != FEATURES_768) or not 1 <= hidden <= 4096
+            or qa == 0 or qb == 0 or cp_scale == 0 or not 1 <= buckets <= MAX_BUCKETS or layer2 > MAX_LAYER2):
         raise NetError(f"{name}: unsupported architecture (features {feature_set}, hidden {hidden}, qa {qa}, qb {qb}, "
-                       f"buckets {buckets})")
+                       f"buckets {buckets}, layer2 {layer2})")
     if base not in (BASE_NONE, BASE_CLASSICAL):
         raise NetError(f"{name}: unsupported base {base}")
     inputs = INPUTS * KING_BUCKETS[feature_set]
-    expected = at + 2 * (inputs * hidden + hidden + buckets * 2 * hidden) + 4 * buckets + 4
+    head = 4 * (2 * hidden * layer2 + layer2 + buckets * layer2 + buckets) if layer2 else 2 * buckets * 2 * hidden + 4 * buckets
+    expected = at + 2 * (inputs * hidden + hidden) + head + 4
     if len(data) != expected:
         raise NetError(f"{name}: {len(data)} bytes, the header's architecture needs {expected} (truncated or wrong architecture)")
     (crc,) = struct.unpack_from("<I", data, expected - 4)
@@ -311,6 +383,17 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
     at += 2 * inputs * hidden
     b1 = np.frombuffer(data, "<i2", hidden, at).astype(np.int16)
     at += 2 * hidden
+    if layer2:
+        shapes = ((2 * hidden, layer2), (layer2,), (buckets, layer2), (buckets,))
+        arrays = []
+        for shape in shapes:
+            count = int(np.prod(shape))
+            arrays.append(np.frombuffer(data, "<f4", count, at).reshape(shape).astype(np.float32))
+            at += 4 * count
+        if not all(np.isfinite(array).all() for array in arrays):
+            raise NetError(f"{name}: the second layer holds a value that is not a finite number")
+        return Net(hidden, qa, qb, cp_scale, w1, b1, np.zeros((buckets, 2 * hidden), np.int16), (0,) * buckets,
+                   name, base, feature_set, DeepHead(*arrays))
     w2 = np.frombuffer(data, "<i2", buckets * 2 * hidden, at).reshape(buckets, 2 * hidden).astype(np.int16)
     at += 4 * hidden * buckets
     b2 = struct.unpack_from(f"<{buckets}i", data, at)

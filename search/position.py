@@ -96,7 +96,7 @@ class Position:
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
                  "_b2", "_bucket_of", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors",
-                 "_kings", "_king_states")
+                 "_kings", "_king_states", "_deep")
 
     def __init__(self, board: chess.Board, net: Net | None = None) -> None:
         self.board = board
@@ -105,7 +105,7 @@ class Position:
         self.mg, self.eg, self.phase = packed.mg, packed.eg, packed.phase
         #: The learned evaluation, or None for the classical one.
         self.net = net
-        self.acc = self._rows = self._kings = self._king_states = None
+        self.acc = self._rows = self._kings = self._king_states = self._deep = None
         if net is not None:
             self.acc = net.accumulator(board)
             # With king buckets: (Black's state, White's state), index by the bool colour.
@@ -114,6 +114,7 @@ class Position:
                 self._kings = (net.king_state(board, chess.BLACK), net.king_state(board, chess.WHITE))
             self._rows = net.rows_for(net.king_state(board, chess.WHITE), net.king_state(board, chess.BLACK))
             self._head, self._b2, self._bucket_of = net.head, net.b2, net.bucket_of
+            self._deep = net.deep_score if net.deep is not None else None
             self._qa, self._divisor, self._cp_scale = net.qa, net.qa * net.qb, net.cp_scale
             self._clip = np.empty_like(self.acc)
             self._base = net.base == BASE_CLASSICAL
@@ -205,7 +206,10 @@ class Position:
         np.minimum(clipped, self._qa, out=clipped)
         board = self.board
         bucket = self._bucket_of[board.occupied.bit_count()]
-        score = (int(clipped @ self._head[bucket][board.turn]) + self._b2[bucket]) * self._cp_scale // self._divisor
+        if self._deep is not None:
+            score = self._deep(clipped, board.turn, bucket)
+        else:
+            score = (int(clipped @ self._head[bucket][board.turn]) + self._b2[bucket]) * self._cp_scale // self._divisor
         if self._base:
             return score + finish(board, self.mg, self.eg, self.phase)
         return score

@@ -1,6 +1,7 @@
 """The learned evaluation: net file, incremental accumulators, symmetry, the search, the UCI options."""
 from __future__ import annotations
 
+import math
 import os
 import random
 import shutil
@@ -32,20 +33,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def random_net(hidden: int = 16, seed: int = 0, base: int = nnue.BASE_NONE, buckets: int = 1,
-               features: int = nnue.FEATURES_768) -> Net:
+               features: int = nnue.FEATURES_768, layer2: int = 0) -> Net:
     """A net with random weights large enough that every clip and sign matters."""
     rng = np.random.default_rng(seed)
     w2 = rng.integers(-200, 200, (buckets, 2 * hidden), dtype=np.int16)
     b2 = tuple(int(b) for b in rng.integers(-5000, 5000, buckets))
+    deep = None
+    if layer2:
+        deep = nnue.DeepHead(rng.normal(0, 0.3, (2 * hidden, layer2)), rng.normal(0.2, 0.5, layer2),
+                             rng.normal(0, 1, (buckets, layer2)), rng.normal(0, 0.5, buckets))
+        w2, b2 = np.zeros((buckets, 2 * hidden), np.int16), (0,) * buckets
     return Net(hidden, 255, 64, 400,
                rng.integers(-300, 300, (INPUTS * nnue.KING_BUCKETS[features], hidden), dtype=np.int16),
                rng.integers(-100, 400, hidden, dtype=np.int16),
-               w2 if buckets > 1 else w2[0], b2 if buckets > 1 else b2[0], base=base, features=features)
+               w2 if buckets > 1 else w2[0], b2 if buckets > 1 else b2[0], base=base, features=features, deep=deep)
 
 
 NETS = [random_net(), bundled_net(), random_net(seed=1, base=nnue.BASE_CLASSICAL),
         random_net(seed=2, base=nnue.BASE_CLASSICAL, buckets=8),
-        random_net(seed=5, base=nnue.BASE_CLASSICAL, buckets=4, features=nnue.FEATURES_KING4)]
+        random_net(seed=5, base=nnue.BASE_CLASSICAL, buckets=4, features=nnue.FEATURES_KING4),
+        random_net(seed=6, base=nnue.BASE_CLASSICAL, buckets=2, features=nnue.FEATURES_KING4, layer2=8)]
 ALL_NETS = list(range(len(NETS)))
 
 
@@ -78,9 +85,13 @@ def evaluate_plain(net: Net, board: chess.Board) -> int:
     stm, other = perspective(board.turn), perspective(not board.turn)
     h = net.hidden
     bucket = (len(board.piece_map()) - 1) * net.buckets // 32  # the module docstring's formula
+    base = evaluate(board) if net.base == nnue.BASE_CLASSICAL else 0
+    if net.deep is not None:  # in float64: may differ from the engine's float32 by a rounding step
+        a = np.concatenate([stm, other]) / net.qa
+        hidden2 = np.clip(a @ net.deep.weight.astype(np.float64) + net.deep.bias, 0, 1)
+        return math.floor((hidden2 @ net.deep.out_weight[bucket] + net.deep.out_bias[bucket]) * net.cp_scale) + base
     w2 = net.w2[bucket].astype(np.int64)
     total = int(stm @ w2[:h] + other @ w2[h:]) + net.b2[bucket]
-    base = evaluate(board) if net.base == nnue.BASE_CLASSICAL else 0
     return total * net.cp_scale // (net.qa * net.qb) + base
 
 
@@ -129,7 +140,8 @@ def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: 
             pos.push(move)
             played["king changed state"] += net.king_state(pos.board, mover) != state
             assert np.array_equal(pos.acc, net.accumulator(pos.board)), pos.board.fen()
-            assert pos.evaluate() == net.evaluate(pos.board) == evaluate_plain(net, pos.board)
+            assert pos.evaluate() == net.evaluate(pos.board)
+            assert abs(net.evaluate(pos.board) - evaluate_plain(net, pos.board)) <= (net.deep is not None)
         while pos.board.move_stack:
             pos.pop()
             assert np.array_equal(pos.acc, net.accumulator(pos.board))
@@ -150,7 +162,7 @@ def test_mirrored_position_scores_the_same(net_index: int, board: chess.Board) -
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(board=boards(), depth=st.integers(min_value=1, max_value=2))
-@pytest.mark.parametrize("net_index", [1, 2, 3, 4])
+@pytest.mark.parametrize("net_index", [1, 2, 3, 4, 5])
 def test_exact_search_with_the_net_equals_minimax(net_index: int, board: chess.Board, depth: int) -> None:
     net = NETS[net_index]
     result = Searcher(1, Features.exact(), net=net).search(board, Limits(depth=depth))
@@ -187,6 +199,28 @@ def test_king_buckets_round_trip_and_every_state_is_reached(tmp_path: Path) -> N
     assert net.evaluate(moved) != net.evaluate(boards[3])
 
 
+def test_a_second_layer_round_trips_and_is_named(tmp_path: Path) -> None:
+    net = NETS[5]
+    path = tmp_path / "deep.nnue"
+    net.save(path)
+    loaded = nnue.load(path)
+    assert loaded.deep is not None and loaded.deep.size == 8
+    assert np.array_equal(loaded.deep.weight, net.deep.weight) and np.array_equal(loaded.deep.out_bias, net.deep.out_bias)
+    assert loaded.architecture == "4x768->16x2->8->2 (king buckets, output buckets)"
+    scores = []
+    for fen in ("r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQ1RK1 w - - 6 6", "8/5k2/8/3P4/8/2K5/8/8 b - - 0 1"):
+        board = chess.Board(fen)
+        assert loaded.evaluate(board) == net.evaluate(board) == Position(board, loaded).evaluate()
+        assert abs(net.evaluate(board) - evaluate_plain(net, board)) <= 1
+        scores.append(net.evaluate(board) - evaluate(board))
+    assert len(set(scores)) == 2 and all(abs(score) > 5 for score in scores)  # the layer says something
+    data = bytearray(net.to_bytes()[:-4])
+    struct.pack_into("<f", data, len(data) - 4, float("nan"))
+    path.write_bytes(_with_crc(bytes(data)))
+    with pytest.raises(NetError, match="not a finite number"):
+        nnue.load(path)
+
+
 def test_version_2_cannot_hold_king_buckets(tmp_path: Path) -> None:
     data = bytearray(version_2_bytes(random_net(8, seed=3))[:-4])
     struct.pack_into("<H", data, 6, nnue.FEATURES_KING4)
@@ -215,7 +249,7 @@ def version_2_bytes(net: Net) -> bytes:
     """`net` (one bucket) as version 2 wrote it: no bucket count in the header."""
     assert net.buckets == 1
     data = net.to_bytes()[:-4]
-    body = bytearray(data[:nnue.HEADER.size] + data[nnue.HEADER.size + nnue.BUCKETS.size:])
+    body = bytearray(data[:nnue.HEADER.size] + data[nnue.HEADER.size + nnue.EXTENSION.size:])
     struct.pack_into("<H", body, 4, 2)
     return bytes(body) + struct.pack("<I", zlib.crc32(bytes(body)))
 

@@ -143,19 +143,39 @@ def test_inputs_built_batch_by_batch_equal_the_whole_set(tmp_path: Path) -> None
                 assert (built != full[batch]).nnz == 0 and built.shape == full[batch].shape
 
 
-def test_the_trainer_command_writes_a_bucketed_king_net(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_the_trainer_command_writes_a_deep_bucketed_king_net(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     data = tmp_path / "data"
     data.mkdir()
     for index in range(8):
         write_chunk(data / f"self-{index:04d}.psd.gz", random_records(40, seed=20 + index))
     out = tmp_path / "k4.nnue"
     assert trainer.main(["--data", str(data), "--out", str(out), "--hidden", "8", "--epochs", "1", "--holdout", "0.5",
-                         "--buckets", "4", "--features", "king4", "--mirror", "--correction-scale", "0.5"]) == 0
+                         "--buckets", "4", "--features", "king4", "--mirror", "--correction-scale", "0.5",
+                         "--layer2", "4"]) == 0
     net = nnue.load(out)
-    assert (net.features, net.buckets, net.hidden) == (nnue.FEATURES_KING4, 4, 8)
+    assert (net.features, net.buckets, net.hidden, net.deep.size) == (nnue.FEATURES_KING4, 4, 8, 4)
     log = capsys.readouterr().err
     assert "quantisation error on" in log and re.search(r"held-out loss as played \(correction x 0.5\): "
                                                         r"float32 0\.\d+, integer 0\.\d+", log), log
+
+
+def test_a_second_layer_learns_and_the_engine_plays_it(tmp_path: Path) -> None:
+    data = _matrices(random_records(3000, seed=3), tmp_path, "train")
+    net, stats = trainer.train(data, hidden=16, epochs=12, batch=256, lr=0.01, seed=1, holdout=0.1, progress=False,
+                               log=lambda line: None, layer2=8, buckets=2)
+    assert stats["valid_12"] < stats["valid_1"] * 0.8  # the loss falls through the extra layer
+    test = _matrices(random_records(300, seed=4), tmp_path, "test")
+    stm, other = trainer.feature_matrices(test)
+    bucket = trainer.output_buckets(test, 2)
+    predicted = net.cp(stm, other, bucket)
+    assert np.corrcoef(predicted, test["score"].astype(float))[0, 1] > 0.9
+    quantised = trainer.quantise(net)
+    assert quantised.deep is not None and quantised.deep.size == 8 and quantised.buckets == 2
+    batch = trainer.quantised_cp(quantised, stm, other, bucket)
+    assert np.abs(batch - predicted).max() < 15
+    boards = [record.board for record in read_chunk(tmp_path / "test.psd.gz")]
+    engine = [Position(board, quantised).evaluate() for board in boards[:50]]
+    assert np.abs(np.array(engine) - batch[:50]).max() <= 1  # float32 one at a time against a batch
 
 
 def test_king_bucket_features_are_the_engines(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ CP_SCALE): the net learns a correction, initialised to zero, and decoupled
 weight decay (``--weight-decay``) pulls the weights of rarely seen features
 back to zero, so that where the data is thin the engine keeps the classical
 score instead of noise.  The epoch with the lowest held-out loss is kept.
-``--buckets B`` trains B output heads, one per material bucket
+``--layer2 L`` puts a second hidden layer of L float32 units before the
+output; ``--buckets B`` trains B output heads, one per material bucket
 (`eval.nnue`, version 3), sharing the feature transformer; ``--features
 king4`` gives each perspective's inputs four buckets of its own king's
 square, mirrored a-h (`eval.nnue`, feature set 2).
@@ -45,7 +46,8 @@ import numpy as np
 import scipy.sparse
 
 from eval.evaluate import evaluate as classical_evaluate
-from eval.nnue import BASE_CLASSICAL, BASE_NONE, FEATURES_768, FEATURES_KING4, INPUTS, KING_BUCKETS, Net, king_state_table
+from eval.nnue import (BASE_CLASSICAL, BASE_NONE, FEATURES_768, FEATURES_KING4, INPUTS, KING_BUCKETS, DeepHead, Net,
+                       king_state_table)
 from training.records import (RECORD_SIZE, RESULT_UNKNOWN, SUFFIX_V1, DataFormatError, chunk_name, chunk_paths, decode,
                               read_raw)
 
@@ -180,26 +182,31 @@ def holdout_mask(records: np.ndarray, share: float) -> np.ndarray:
 # --- the float net -----------------------------------------------------------
 
 class FloatNet:
-    """768 -> H x 2 -> 1 (one of B output heads) in float32, with Adam.
+    """768 -> H x 2 [-> L] -> 1 (one of B output heads) in float32, with Adam.
 
     Every method that runs the head takes `bucket`, each position's output
     bucket (`output_buckets`); None (or one bucket) is bucket 0 throughout.
+    Without a second layer the output weights are "w2", "b2"; with one
+    (`layer2` = L units) they are "l2w", "l2b" and then "w3", "b3".
     """
 
     def __init__(self, hidden: int, rng: np.random.Generator, residual: bool = False, buckets: int = 1,
-                 features: int = FEATURES_768) -> None:
+                 features: int = FEATURES_768, layer2: int = 0) -> None:
         # A residual net starts near zero (the base alone); a plain one needs
         # larger output weights to move at all.  Every bucket starts alike.
         self.residual = residual
         self.features = features
         w1 = (rng.standard_normal((INPUTS * KING_BUCKETS[features], hidden)) * 0.05).astype(np.float32)  # drawn first
-        w2 = (rng.standard_normal(2 * hidden) * (0.005 if residual else 0.05)).astype(np.float32)
-        self.params = {
-            "w1": w1,
-            "b1": np.full(hidden, 0.1, dtype=np.float32),
-            "w2": np.tile(w2, (buckets, 1)),
-            "b2": np.zeros(buckets, dtype=np.float32),
-        }
+        scale = 0.005 if residual else 0.05
+        self.params = {"w1": w1, "b1": np.full(hidden, 0.1, dtype=np.float32)}
+        if layer2:
+            self.params["l2w"] = (rng.standard_normal((2 * hidden, layer2)) / np.sqrt(2 * hidden)).astype(np.float32)
+            self.params["l2b"] = np.full(layer2, 0.1, dtype=np.float32)
+            w3 = (rng.standard_normal(layer2) * scale).astype(np.float32)
+            self.params["w3"], self.params["b3"] = np.tile(w3, (buckets, 1)), np.zeros(buckets, dtype=np.float32)
+        else:
+            w2 = (rng.standard_normal(2 * hidden) * scale).astype(np.float32)
+            self.params["w2"], self.params["b2"] = np.tile(w2, (buckets, 1)), np.zeros(buckets, dtype=np.float32)
         self.moments = {key: (np.zeros_like(value), np.zeros_like(value)) for key, value in self.params.items()}
         self.steps = 0
 
@@ -208,8 +215,31 @@ class FloatNet:
         return self.params["b1"].shape[0]
 
     @property
+    def layer2(self) -> int:
+        return self.params["l2b"].shape[0] if "l2b" in self.params else 0
+
+    @property
     def buckets(self) -> int:
-        return self.params["b2"].shape[0]
+        return self.params["b3" if self.layer2 else "b2"].shape[0]
+
+    def _out(self, x: np.ndarray, bucket: np.ndarray | None) -> np.ndarray:
+        """The output layer on the last hidden activations `x`."""
+        w, b = (self.params["w3"], self.params["b3"]) if self.layer2 else (self.params["w2"], self.params["b2"])
+        if self.buckets == 1 or bucket is None:
+            return x @ w[0] + b[0]
+        return np.einsum("ij,ij->i", x, w[bucket]) + b[bucket]
+
+    def _out_grads(self, x: np.ndarray, g_out: np.ndarray,
+                   bucket: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(gradient of x, of the output weights, of the output biases)."""
+        w = self.params["w3" if self.layer2 else "w2"]
+        if self.buckets == 1 or bucket is None:
+            return np.outer(g_out, w[0]), (x.T @ g_out)[None, :], np.array([g_out.sum()], dtype=np.float32)
+        # Each row's gradient goes to its own bucket's head: a (B x n) scatter matrix times x.
+        scatter = np.zeros((self.buckets, len(g_out)), dtype=np.float32)
+        scatter[bucket, np.arange(len(g_out))] = g_out
+        return (g_out[:, None] * w[bucket], scatter @ x,
+                np.bincount(bucket, weights=g_out, minlength=self.buckets).astype(np.float32))
 
     def forward(self, stm, other, bucket: np.ndarray | None = None) -> tuple[np.ndarray, tuple]:
         """Output in units of CP_SCALE centipawns, and what backward needs."""
@@ -217,42 +247,34 @@ class FloatNet:
         h_stm = stm @ p["w1"] + p["b1"]
         h_other = other @ p["w1"] + p["b1"]
         a = np.concatenate([np.clip(h_stm, 0, 1), np.clip(h_other, 0, 1)], axis=1)
-        if self.buckets == 1 or bucket is None:
-            out = a @ p["w2"][0] + p["b2"][0]
-        else:
-            out = np.einsum("ij,ij->i", a, p["w2"][bucket]) + p["b2"][bucket]
-        return out, (stm, other, h_stm, h_other, a)
+        if not self.layer2:
+            return self._out(a, bucket), (stm, other, h_stm, h_other, a, None)
+        z = a @ p["l2w"] + p["l2b"]
+        return self._out(np.clip(z, 0, 1), bucket), (stm, other, h_stm, h_other, a, z)
 
     def loss_and_grads(self, stm, other, target: np.ndarray, base: np.ndarray,
                        bucket: np.ndarray | None = None) -> tuple[float, dict[str, np.ndarray]]:
         """Loss and gradients on a batch; `base` is the cp the output is added to (zeros: no base)."""
-        out, (stm, other, h_stm, h_other, a) = self.forward(stm, other, bucket)
+        out, (stm, other, h_stm, h_other, a, z) = self.forward(stm, other, bucket)
         prob = 1 / (1 + np.exp(-(out * CP_SCALE + base) / K))
         diff = prob - target
         loss = float(np.mean(diff * diff))
         g_out = (2 / len(target)) * diff * prob * (1 - prob) * (CP_SCALE / K)
         p = self.params
         h = self.hidden
-        if self.buckets == 1 or bucket is None:
-            g_a = np.outer(g_out, p["w2"][0])
-            g_w2 = (a.T @ g_out)[None, :]
-            g_b2 = np.array([g_out.sum()], dtype=np.float32)
+        grads = {}
+        if self.layer2:
+            g_x, grads["w3"], grads["b3"] = self._out_grads(np.clip(z, 0, 1), g_out, bucket)
+            g_z = (g_x * ((z > 0) & (z < 1))).astype(np.float32)
+            grads["l2w"], grads["l2b"] = a.T @ g_z, g_z.sum(axis=0)
+            g_a = g_z @ p["l2w"].T
         else:
-            g_a = g_out[:, None] * p["w2"][bucket]
-            # Each row's gradient goes to its own bucket's head: a (B x n) scatter matrix times a.
-            scatter = np.zeros((self.buckets, len(g_out)), dtype=np.float32)
-            scatter[bucket, np.arange(len(g_out))] = g_out
-            g_w2 = scatter @ a
-            g_b2 = np.bincount(bucket, weights=g_out, minlength=self.buckets).astype(np.float32)
+            g_a, grads["w2"], grads["b2"] = self._out_grads(a, g_out, bucket)
         g_stm = g_a[:, :h] * ((h_stm > 0) & (h_stm < 1))
         g_other = g_a[:, h:] * ((h_other > 0) & (h_other < 1))
-        grads = {
-            "w2": g_w2.astype(np.float32),
-            "b2": g_b2,
-            "w1": np.asarray(stm.T @ g_stm + other.T @ g_other, dtype=np.float32),
-            "b1": (g_stm.sum(axis=0) + g_other.sum(axis=0)).astype(np.float32),
-        }
-        return loss, grads
+        grads["w1"] = np.asarray(stm.T @ g_stm + other.T @ g_other, dtype=np.float32)
+        grads["b1"] = (g_stm.sum(axis=0) + g_other.sum(axis=0)).astype(np.float32)
+        return loss, {key: value.astype(np.float32) for key, value in grads.items()}
 
     def loss(self, stm, other, target: np.ndarray, base: np.ndarray, bucket: np.ndarray | None = None,
              batch: int = 65536) -> float:
@@ -269,8 +291,9 @@ class FloatNet:
         """One Adam step, with decoupled weight decay (AdamW) on the weights, not the biases."""
         self.steps += 1
         if weight_decay:
-            for key in ("w1", "w2"):
-                self.params[key] *= 1 - lr * weight_decay
+            for key in ("w1", "w2", "l2w", "w3"):
+                if key in self.params:
+                    self.params[key] *= 1 - lr * weight_decay
         for key, grad in grads.items():
             m, v = self.moments[key]
             m *= beta1
@@ -282,7 +305,8 @@ class FloatNet:
             self.params[key] -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
         # Keep the quantised weights within int16.
         np.clip(self.params["w1"], -32767 / QA, 32767 / QA, out=self.params["w1"])
-        np.clip(self.params["w2"], -32767 / QB, 32767 / QB, out=self.params["w2"])
+        if "w2" in self.params:
+            np.clip(self.params["w2"], -32767 / QB, 32767 / QB, out=self.params["w2"])
 
     def cp(self, stm, other, bucket: np.ndarray | None = None) -> np.ndarray:
         return self.forward(stm, other, bucket)[0] * CP_SCALE
@@ -298,13 +322,14 @@ def quantise(net: FloatNet, name: str = "<trained>", correction_scale: float = 1
     half-scaled net played far better than the full one (docs/nnue.md).
     """
     p = net.params
-    return Net(
-        hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE, base=BASE_CLASSICAL if net.residual else BASE_NONE,
-        features=net.features,
-        w1=np.round(p["w1"] * QA).astype(np.int16), b1=np.round(p["b1"] * QA).astype(np.int16),
-        w2=np.round(p["w2"] * QB * correction_scale).astype(np.int16),
-        b2=tuple(int(round(float(b) * QA * QB * correction_scale)) for b in p["b2"]), name=name,
-    )
+    first = dict(hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE, base=BASE_CLASSICAL if net.residual else BASE_NONE,
+                 features=net.features, name=name,
+                 w1=np.round(p["w1"] * QA).astype(np.int16), b1=np.round(p["b1"] * QA).astype(np.int16))
+    if net.layer2:  # the layers after the accumulators stay float32
+        deep = DeepHead(p["l2w"], p["l2b"], p["w3"] * correction_scale, p["b3"] * correction_scale)
+        return Net(**first, w2=np.zeros((net.buckets, 2 * net.hidden), np.int16), b2=(0,) * net.buckets, deep=deep)
+    return Net(**first, w2=np.round(p["w2"] * QB * correction_scale).astype(np.int16),
+               b2=tuple(int(round(float(b) * QA * QB * correction_scale)) for b in p["b2"]))
 
 
 def quantised_cp(net: Net, stm, other, bucket: np.ndarray | None = None) -> np.ndarray:
@@ -315,6 +340,11 @@ def quantised_cp(net: Net, stm, other, bucket: np.ndarray | None = None) -> np.n
     a_stm = np.clip(stm.astype(np.int64) @ w1 + net.b1, 0, net.qa)
     a_other = np.clip(other.astype(np.int64) @ w1 + net.b1, 0, net.qa)
     h = net.hidden
+    if net.deep is not None:  # float32 as in `Net.deep_score`; a batch may round a step apart from one position
+        own, rest = net.deep_halves
+        z = np.clip(a_stm.astype(np.float32) @ own + a_other.astype(np.float32) @ rest + net.deep.bias, 0, 1)
+        out = np.einsum("ij,ij->i", z, net.deep.out_weight[bucket]) + net.deep.out_bias[bucket]
+        return np.floor(out.astype(np.float64) * net.cp_scale).astype(np.int64)
     w2 = net.w2.astype(np.int64)[bucket]
     total = np.einsum("ij,ij->i", a_stm, w2[:, :h]) + np.einsum("ij,ij->i", a_other, w2[:, h:])
     return (total + np.array(net.b2, dtype=np.int64)[bucket]) * net.cp_scale // (net.qa * net.qb)
@@ -354,7 +384,8 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
           holdout: float = 0.05, progress: bool = True, log=print, residual: bool = False,
           weight_decay: float = 0.0, held: np.ndarray | None = None,
           groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA,
-          mirror: bool = False, buckets: int = 1, features: int = FEATURES_768) -> tuple[FloatNet, dict[str, float]]:
+          mirror: bool = False, buckets: int = 1, features: int = FEATURES_768,
+          layer2: int = 0) -> tuple[FloatNet, dict[str, float]]:
     """Train on `records`; with `residual` the net corrects the classical evaluation.
 
     `held` marks the validation positions (default: `holdout` of them by a
@@ -372,7 +403,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     if mirror:  # the training positions' mirrored twins join as rows n.. 2n-1 (never the held-out ones)
         target, base, bucket = np.concatenate([target, target]), np.concatenate([base, base]), np.concatenate([bucket, bucket])
         train_idx = np.concatenate([train_idx, train_idx + len(records)])
-    net = FloatNet(hidden, rng, residual, buckets, features)
+    net = FloatNet(hidden, rng, residual, buckets, features, layer2)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
 
     def loss_of(rows: np.ndarray, chunk: int = 65536) -> float:
@@ -447,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="output heads, one per material bucket (1 to 32; default 1, the single head)")
     parser.add_argument("--features", choices=sorted(FEATURE_SETS), default="768",
                         help="input features: 768 piece-square (default) or king4 (4 king buckets, mirrored a-h)")
+    parser.add_argument("--layer2", type=int, default=0, choices=range(0, 257), metavar="L",
+                        help="units of a second hidden layer (float32; default 0, none)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay of w1 and w2")
     args = parser.parse_args(argv)
 
@@ -464,7 +497,8 @@ def main(argv: list[str] | None = None) -> int:
     net, stats = train(records, args.hidden, args.epochs, args.batch, args.lr, args.seed, args.holdout,
                        log=lambda line: print(line, file=sys.stderr), residual=args.base == "classical",
                        weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share,
-                       mirror=args.mirror, buckets=args.buckets, features=FEATURE_SETS[args.features])
+                       mirror=args.mirror, buckets=args.buckets, features=FEATURE_SETS[args.features],
+                       layer2=args.layer2)
     quantised = quantise(net, str(args.out), args.correction_scale)
     stm, other = feature_matrices(records[held], features=FEATURE_SETS[args.features])
     bucket = output_buckets(records[held], args.buckets)
