@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from training.data_scaling import kept_loss, link_share
-from training.nnue import holdout_files
+from training.nnue_data import holdout_files
 
 
 def _chunks(directory: Path, count: int) -> list[Path]:

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from eval import nnue  # noqa: E402
 from eval.evaluate import evaluate as classical_evaluate  # noqa: E402
-from training.nnue import holdout_files  # noqa: E402
+from training.nnue_data import holdout_files  # noqa: E402
 from training.records import MATE_SCORE, chunk_paths, read_chunk  # noqa: E402
 
 #: Beyond this the scores are decided positions, where the scale matters little and outliers weigh most.

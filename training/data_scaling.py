@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from training.nnue import holdout_files
+from training.nnue_data import holdout_files
 from training.records import chunk_paths
 
 BUNDLED_RECIPE = ["--seed", "1", "--hidden", "128", "--epochs", "10", "--lambda", "1.0", "--mirror",

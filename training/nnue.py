@@ -32,151 +32,29 @@ whole games) is held out; its loss is printed every epoch, overall and per
 source (sf, self, tree).  Positions whose game result is unknown (tree
 chunks) take the teacher's score alone as the target.  The
 float net is quantised to integers (`eval.nnue` format); the quantisation
-error on the held-out positions is printed at the end.
+error on the held-out positions is printed at the end.  What the trainer
+makes of the chunk files (records, targets, inputs) is `training.nnue_data`.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 import time
-import zlib
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse
 
-from eval.evaluate import evaluate as classical_evaluate
-from eval.nnue import (BASE_CLASSICAL, BASE_NONE, FEATURES_768, FEATURES_KING4, INPUTS, KING_BUCKETS, DeepHead, Net,
-                       king_state_table)
-from training.records import (RECORD_SIZE, RESULT_UNKNOWN, SUFFIX_V1, DataFormatError, chunk_name, chunk_paths, decode,
-                              read_raw)
+from eval.nnue import BASE_CLASSICAL, BASE_NONE, FEATURES_768, FEATURES_KING4, INPUTS, KING_BUCKETS, DeepHead, Net
+from training.nnue_data import (K, LAMBDA, RECORD_DTYPE, SCORE_CLAMP, Inputs, classical_scores,  # noqa: F401 (re-exported)
+                                feature_matrices, holdout_files, holdout_mask, load_chunks, load_records,
+                                output_buckets, piece_codes, targets)
+from training.records import DataFormatError, chunk_name, chunk_paths
 
-K = 400.0
-LAMBDA = 0.75
-SCORE_CLAMP = 3000
 CP_SCALE = 400
 QA, QB = 255, 256
 
 #: --features names.
 FEATURE_SETS = {"768": FEATURES_768, "king4": FEATURES_KING4}
-
-RECORD_DTYPE = np.dtype([("occupied", "<u8"), ("pieces", "u1", 16), ("score", "<i2"), ("result", "u1"),
-                         ("turn", "u1"), ("fullmove", "<u2"), ("halfmove", "u1"), ("flags", "u1")])
-assert RECORD_DTYPE.itemsize == RECORD_SIZE
-
-
-# --- data ---------------------------------------------------------------------
-
-def load_chunks(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
-    """All records of the chunk files, de-duplicated (first occurrence kept), and each one's file index."""
-    arrays = [np.frombuffer(read_raw(path), RECORD_DTYPE) for path in paths]
-    if not arrays:
-        raise DataFormatError("no chunk files")
-    records = np.concatenate(arrays)
-    files = np.repeat(np.arange(len(arrays)), [len(array) for array in arrays])
-    identity = np.zeros(len(records), dtype=[("occupied", "<u8"), ("pieces", "u1", 16), ("turn", "u1")])
-    for name in identity.dtype.names:
-        identity[name] = records[name]
-    _, first = np.unique(identity, return_index=True)
-    first = np.sort(first)
-    return records[first], files[first]
-
-
-def load_records(paths: list[Path]) -> np.ndarray:
-    """All records of the chunk files, de-duplicated (first occurrence kept)."""
-    return load_chunks(paths)[0]
-
-
-def piece_codes(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, occupied): (N, 64) piece code per square (-1 empty) and the (N, 64) occupancy."""
-    bits = ((records["occupied"][:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)).astype(bool)
-    nibbles = np.empty((len(records), 32), dtype=np.int8)
-    nibbles[:, 0::2] = records["pieces"] & 15
-    nibbles[:, 1::2] = records["pieces"] >> 4
-    rank = np.cumsum(bits, axis=1) - 1  # index of each occupied square's nibble
-    codes = np.take_along_axis(nibbles, np.clip(rank, 0, 31), axis=1).astype(np.int16)
-    codes[~bits] = -1
-    return codes, bits
-
-
-def feature_matrices(records: np.ndarray, mirror: bool = False,
-                     features: int = FEATURES_768) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
-    """Sparse inputs of the side to move's and the other side's perspective (N x 768 per king bucket each).
-
-    With `mirror` the board is flipped from the a-file to the h-file first
-    (square ^ 7): the records carry no castling rights, and chess is
-    otherwise symmetric that way, so the twin is a new position with the
-    same label (the "hm" of Stockfish's HalfKAv2_hm makes the same bet).
-    """
-    codes, bits = piece_codes(records)
-    n = len(records)
-    rows, squares = np.nonzero(bits)
-    if mirror:
-        squares = squares ^ 7
-    code = codes[rows, squares]
-    colour_black = code // 6  # 0 White piece
-    piece = code % 6
-    black_to_move = records["turn"][rows].astype(np.int16)
-    # Each perspective's king state (`eval.nnue.king_state_table`), by record; from the squares as mirrored.
-    table = np.array(king_state_table(features), dtype=np.int64)
-    kings = np.zeros((2, n), dtype=np.int64)
-    for colour in (0, 1):
-        is_king = code == 6 * colour + 5
-        kings[colour, rows[is_king]] = squares[is_king] ^ (56 * colour)
-    states = table[kings]
-    inputs = INPUTS * KING_BUCKETS[features]
-    # Perspective p (0 White, 1 Black): own pieces first, square flipped for Black.
-    matrices = []
-    for perspective_is_stm in (True, False):
-        perspective = black_to_move if perspective_is_stm else 1 - black_to_move
-        state = states[perspective, rows]
-        oriented = np.where(perspective == 1, squares ^ 56, squares) ^ (7 * (state & 1))
-        index = INPUTS * (state >> 1) + 64 * (6 * (colour_black != perspective) + piece) + oriented
-        data = np.ones(len(rows), dtype=np.float32)
-        matrices.append(scipy.sparse.csr_matrix((data, (rows, index)), shape=(n, inputs)))
-    return matrices[0], matrices[1]
-
-
-def output_buckets(records: np.ndarray, buckets: int) -> np.ndarray:
-    """Each record's output bucket (`eval.nnue`): ``(pieces - 1) * buckets // 32``, kings included."""
-    pieces = np.unpackbits(records["occupied"].astype("<u8").view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
-    return ((np.maximum(pieces.astype(np.int64), 1) - 1) * buckets // 32).astype(np.intp)
-
-
-def classical_scores(records: np.ndarray) -> np.ndarray:
-    """The classical evaluation of every record (side to move's cp): the base a residual net corrects."""
-    raw = records.tobytes()
-    return np.array([classical_evaluate(decode(raw, offset).board) for offset in range(0, len(raw), RECORD_SIZE)],
-                    dtype=np.float32)
-
-
-def targets(records: np.ndarray, teacher_share: float = LAMBDA) -> np.ndarray:
-    """The blend of teacher and result; the teacher alone where the result is unknown."""
-    score = np.clip(records["score"].astype(np.float64), -SCORE_CLAMP, SCORE_CLAMP)
-    teacher = 1 / (1 + np.exp(-score / K))
-    known = records["result"] != RESULT_UNKNOWN
-    result = np.where(known, records["result"] / 2.0, teacher)
-    return np.where(known, teacher_share * teacher + (1 - teacher_share) * result, teacher).astype(np.float32)
-
-
-def holdout_files(paths: list[Path], share: float) -> np.ndarray:
-    """Chunk files held out for validation, chosen by a hash of the file's name.
-
-    Whole files, so whole games: positions of one game are alike, and a net
-    that memorises a game would look better on its other positions than it
-    is (a per-position split hid exactly that, docs/nnue.md).  The hash is
-    of the chunk's version 1 file name, whatever the file's version, so that
-    the held-out set stays the one every earlier net was measured on.
-    """
-    return np.array([zlib.crc32((chunk_name(path) + SUFFIX_V1).encode()) % 10_000 < share * 10_000 for path in paths],
-                    dtype=bool)
-
-
-def holdout_mask(records: np.ndarray, share: float) -> np.ndarray:
-    """Positions held out for validation, chosen by a hash of the position (not by file order)."""
-    mixed = (records["occupied"] * np.uint64(0x9E3779B97F4A7C15)) ^ records["pieces"][:, :8].copy().view("<u8")[:, 0]
-    mixed ^= records["turn"].astype(np.uint64)
-    return (mixed % np.uint64(10_000)) < np.uint64(share * 10_000)
 
 
 # --- the float net -----------------------------------------------------------
@@ -351,34 +229,6 @@ def quantised_cp(net: Net, stm, other, bucket: np.ndarray | None = None) -> np.n
 
 
 # --- the run ------------------------------------------------------------------
-
-class Inputs:
-    """The sparse inputs of any rows of the training set, built when asked.
-
-    Rows 0..n-1 are the records, n..2n-1 their mirrored twins (`--mirror`).
-    Building a batch's two matrices costs a few milliseconds beside its
-    products, and memory stays at the records' 32 bytes a position: whole-set
-    matrices took about 800 bytes a position with the twins, so 15 million
-    positions would not fit in this machine's 23 GB.
-    """
-
-    def __init__(self, records: np.ndarray, features: int) -> None:
-        self.records = records
-        self.features = features
-
-    def __call__(self, rows: np.ndarray) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
-        n = len(self.records)
-        twin = rows >= n
-        if not twin.any():
-            return feature_matrices(self.records[rows], features=self.features)
-        if twin.all():
-            return feature_matrices(self.records[rows - n], mirror=True, features=self.features)
-        plain_stm, plain_other = feature_matrices(self.records[rows[~twin]], features=self.features)
-        twin_stm, twin_other = feature_matrices(self.records[rows[twin] - n], mirror=True, features=self.features)
-        back = np.argsort(np.concatenate([np.nonzero(~twin)[0], np.nonzero(twin)[0]]), kind="stable")
-        return (scipy.sparse.vstack([plain_stm, twin_stm], format="csr")[back],
-                scipy.sparse.vstack([plain_other, twin_other], format="csr")[back])
-
 
 def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, seed: int,
           holdout: float = 0.05, progress: bool = True, log=print, residual: bool = False,
