@@ -291,8 +291,16 @@ class Net:
     def perspective_accumulator(self, board: chess.Board, perspective: chess.Color) -> np.ndarray:
         """One perspective's H accumulator from scratch (after its king changed state), int32."""
         state = self.king_state(board, perspective)
-        features = [self.feature(perspective, state, piece.color, piece.piece_type, square)
-                    for square, piece in board.piece_map().items()]
+        flip = (56 if perspective == chess.BLACK else 0) ^ (7 if state & 1 else 0)
+        features = []
+        for colour in chess.COLORS:
+            first = INPUTS * (state >> 1) + 384 * (colour != perspective) - 64
+            occupied = board.occupied_co[colour]
+            for piece_type, pieces in ((chess.PAWN, board.pawns), (chess.KNIGHT, board.knights),
+                                       (chess.BISHOP, board.bishops), (chess.ROOK, board.rooks),
+                                       (chess.QUEEN, board.queens), (chess.KING, board.kings)):
+                offset = first + 64 * piece_type
+                features.extend(offset + (square ^ flip) for square in chess.scan_forward(pieces & occupied))
         return self.b1.astype(np.int32) + self.w1[features].sum(axis=0, dtype=np.int32)
 
     def score(self, acc: np.ndarray, turn: chess.Color, pieces: int = 32) -> int:
