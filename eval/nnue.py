@@ -252,7 +252,7 @@ class Net:
         game visits few pairs of king states).
         """
         tables = self._row_tables
-        rows = tables.get((white_state, black_state))
+        rows = tables.pop((white_state, black_state), None)  # popped and put back: the newest last
         if rows is None:
             white = np.arange(INPUTS)
             colour_black = white // 384  # 0 White piece, 1 Black piece
@@ -264,7 +264,7 @@ class Net:
             rows = np.concatenate([self.w1[white_index], self.w1[black_index]], axis=1).astype(np.int32)
             if len(tables) >= ROW_TABLES_KEPT:
                 del tables[next(iter(tables))]
-            tables[white_state, black_state] = rows
+        tables[white_state, black_state] = rows
         return rows
 
     @functools.cached_property
@@ -303,7 +303,7 @@ class Net:
                 features.extend(offset + (square ^ flip) for square in chess.scan_forward(pieces & occupied))
         return self.b1.astype(np.int32) + self.w1[features].sum(axis=0, dtype=np.int32)
 
-    def score(self, acc: np.ndarray, turn: chess.Color, pieces: int = 32) -> int:
+    def score(self, acc: np.ndarray, turn: chess.Color, pieces: int) -> int:
         """The head's centipawns for the side to move from the dual accumulator (without the base).
 
         `pieces` (kings included) picks the output bucket.

@@ -151,12 +151,16 @@ def test_the_trainer_command_writes_a_deep_bucketed_king_net(tmp_path: Path, cap
     out = tmp_path / "k4.nnue"
     assert trainer.main(["--data", str(data), "--out", str(out), "--hidden", "8", "--epochs", "1", "--holdout", "0.5",
                          "--buckets", "4", "--features", "king4", "--mirror", "--correction-scale", "0.5",
-                         "--layer2", "4"]) == 0
+                         "--layer2", "4", "--compare", str(nnue.BUNDLED)]) == 0
     net = nnue.load(out)
     assert (net.features, net.buckets, net.hidden, net.deep.size) == (nnue.FEATURES_KING4, 4, 8, 4)
     log = capsys.readouterr().err
+    assert "--mirror ignored: king4" in log
     assert "quantisation error on" in log and re.search(r"held-out loss as played \(correction x 0.5\): "
                                                         r"float32 0\.\d+, integer 0\.\d+", log), log
+    assert re.search(r"held-out loss as played of .*default.nnue \(768->128x2->1\): 0\.\d+", log), log
+    assert trainer.main(["--data", str(data), "--out", str(out), "--compare", str(tmp_path / "none.nnue")]) == 1
+    assert "none.nnue: cannot read" in capsys.readouterr().err
 
 
 def test_a_second_layer_learns_and_the_engine_plays_it(tmp_path: Path) -> None:
@@ -176,6 +180,24 @@ def test_a_second_layer_learns_and_the_engine_plays_it(tmp_path: Path) -> None:
     boards = [record.board for record in read_chunk(tmp_path / "test.psd.gz")]
     engine = [Position(board, quantised).evaluate() for board in boards[:50]]
     assert np.abs(np.array(engine) - batch[:50]).max() <= 1  # float32 one at a time against a batch
+
+
+def test_mirrored_twins_are_the_mirrored_positions(tmp_path: Path) -> None:
+    """`--mirror`'s twin of a record has the inputs of the a-h mirrored board (sessions 17-21's
+    trainer read each twin's pieces from the mirrored squares: half of every epoch was noise)."""
+    records = random_records(60, seed=13)
+    data = _matrices(records, tmp_path, "plain")
+    boards = [record.board for record in read_chunk(tmp_path / "plain.psd.gz")]
+    twins = _matrices([Record(board.transform(chess.flip_horizontal), 0, 1) for board in boards], tmp_path, "twins")
+    assert len(data) == len(twins) == len(boards)
+    for features in (nnue.FEATURES_768, nnue.FEATURES_KING4):
+        for mirrored, plain in zip(trainer.feature_matrices(data, mirror=True, features=features),
+                                   trainer.feature_matrices(twins, features=features)):
+            assert (mirrored != plain).nnz == 0
+    # A king-bucket net sees a board and its mirror image alike: the twin adds nothing there.
+    for mirrored, plain in zip(trainer.feature_matrices(data, mirror=True, features=nnue.FEATURES_KING4),
+                               trainer.feature_matrices(data, features=nnue.FEATURES_KING4)):
+        assert (mirrored != plain).nnz == 0
 
 
 def test_king_bucket_features_are_the_engines(tmp_path: Path) -> None:

@@ -348,8 +348,8 @@ def main(argv: list[str] | None = None) -> int:
         sprt = (f"SPRT [{args.sprt[0]:g}, {args.sprt[1]:g}] alpha {args.sprt_alpha:g} beta {args.sprt_beta:g}: "
                 f"LLR {llr:+.2f} [{lower:.2f}, {upper:.2f}], {verdict}")
     report(a.name, b.name, st, faults, time.time() - t0, sprt)
-    if args.prior_penta:
-        total = pooled_penta(st.penta, args.prior_penta)
+    total = pooled_penta(st.penta, args.prior_penta)
+    if args.prior_penta and sum(total) >= 2:  # an interval needs two pairs
         pairs, mean, se = pentanomial(total)
         print(f"pooled with --prior-penta: pairs {pairs}, pentanomial {total}, "
               f"Elo {elo(mean):+.1f} [{elo(mean - 1.96 * se):+.1f}, {elo(mean + 1.96 * se):+.1f}] (95%)")

@@ -44,7 +44,9 @@ from pathlib import Path
 
 import numpy as np
 
-from eval.nnue import BASE_CLASSICAL, BASE_NONE, FEATURES_768, FEATURES_KING4, INPUTS, KING_BUCKETS, DeepHead, Net
+from eval.nnue import (BASE_CLASSICAL, BASE_NONE, FEATURES_768, FEATURES_KING4, INPUTS, KING_BUCKETS, DeepHead, Net,
+                       NetError)
+from eval.nnue import load as load_net
 from training.nnue_data import (K, LAMBDA, RECORD_DTYPE, SCORE_CLAMP, Inputs, classical_scores,  # noqa: F401 (re-exported)
                                 feature_matrices, holdout_files, holdout_mask, load_chunks, load_records,
                                 output_buckets, piece_codes, targets)
@@ -307,6 +309,36 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     return net, stats
 
 
+def played_loss(cp: np.ndarray, classical: np.ndarray, target: np.ndarray) -> float:
+    """The loss of centipawn scores (a residual net's correction plus the classical base)."""
+    return float(np.mean((1 / (1 + np.exp(-(classical + cp) / K)) - target) ** 2))
+
+
+def report_held_out(net: FloatNet, quantised: Net, compared: list[Net], held: np.ndarray,
+                    args: argparse.Namespace) -> None:
+    """Quantisation error, and the held-out loss as played (correction scaled) of the float32
+    net, the integer net and each `--compare` net, all on the same positions and targets."""
+    stm, other = feature_matrices(held, features=quantised.features)
+    bucket = output_buckets(held, quantised.buckets)
+    float_cp = net.cp(stm, other, bucket) * args.correction_scale  # the base is the same in both, so it cancels
+    integer_cp = quantised_cp(quantised, stm, other, bucket)
+    error = np.abs(float_cp - integer_cp)
+    print(f"quantisation error on {len(held)} held-out positions: mean {error.mean():.2f} cp, max {error.max():.1f} cp",
+          file=sys.stderr)
+    classical = classical_scores(held)
+    target = targets(held, args.teacher_share)
+    base = classical if quantised.base == BASE_CLASSICAL else 0.0
+    print(f"held-out loss as played (correction x {args.correction_scale:g}): "
+          f"float32 {played_loss(float_cp, base, target):.6f}, integer {played_loss(integer_cp, base, target):.6f}",
+          file=sys.stderr)
+    for other_net in compared:
+        stm, other = feature_matrices(held, features=other_net.features)
+        cp = quantised_cp(other_net, stm, other, output_buckets(held, other_net.buckets))
+        other_base = classical if other_net.base == BASE_CLASSICAL else 0.0
+        print(f"held-out loss as played of {other_net.name} ({other_net.architecture}): "
+              f"{played_loss(cp, other_base, target):.6f}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=Path("data/nnue"))
@@ -331,7 +363,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layer2", type=int, default=0, choices=range(0, 257), metavar="L",
                         help="units of a second hidden layer (float32; default 0, none)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay of w1 and w2")
+    parser.add_argument("--compare", action="append", default=[], type=Path, metavar="NET",
+                        help="also print this net file's held-out loss as played, on the same positions")
     args = parser.parse_args(argv)
+    if args.mirror and args.features == "king4":
+        print("--mirror ignored: king4 inputs see a board and its a-h mirror image alike", file=sys.stderr)
+        args.mirror = False
+    try:
+        compared = [load_net(path) for path in args.compare]
+    except NetError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
 
     started = time.time()
     paths = chunk_paths(args.data)
@@ -350,21 +392,8 @@ def main(argv: list[str] | None = None) -> int:
                        mirror=args.mirror, buckets=args.buckets, features=FEATURE_SETS[args.features],
                        layer2=args.layer2)
     quantised = quantise(net, str(args.out), args.correction_scale)
-    stm, other = feature_matrices(records[held], features=FEATURE_SETS[args.features])
-    bucket = output_buckets(records[held], args.buckets)
-    # The base is the same in both, so it cancels.
-    float_cp = net.cp(stm, other, bucket) * args.correction_scale
-    integer_cp = quantised_cp(quantised, stm, other, bucket)
-    error = np.abs(float_cp - integer_cp)
-    print(f"quantisation error on {held.sum()} held-out positions: mean {error.mean():.2f} cp, max {error.max():.1f} cp",
-          file=sys.stderr)
-    # What the engine plays (the correction scaled) in float32 against the integer head, as held-out loss.
-    base = classical_scores(records[held]) if args.base == "classical" else 0.0
-    target = targets(records[held], args.teacher_share)
-    played = {name: float(np.mean((1 / (1 + np.exp(-(base + cp) / K)) - target) ** 2))
-              for name, cp in (("float32", float_cp), ("integer", integer_cp))}
-    print(f"held-out loss as played (correction x {args.correction_scale:g}): float32 {played['float32']:.6f}, "
-          f"integer {played['integer']:.6f}", file=sys.stderr)
+    if held.any():
+        report_held_out(net, quantised, compared, records[held], args)
     quantised.save(args.out)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) in {time.time() - started:.0f} s", file=sys.stderr)
     return 0

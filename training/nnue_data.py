@@ -78,9 +78,9 @@ def feature_matrices(records: np.ndarray, mirror: bool = False,
     codes, bits = piece_codes(records)
     n = len(records)
     rows, squares = np.nonzero(bits)
+    code = codes[rows, squares]  # the piece on each square, read before the board is turned
     if mirror:
         squares = squares ^ 7
-    code = codes[rows, squares]
     colour_black = code // 6  # 0 White piece
     piece = code % 6
     black_to_move = records["turn"][rows].astype(np.int16)
