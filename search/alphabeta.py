@@ -39,6 +39,14 @@ RFP_MARGIN = 90
 LMR_MIN_DEPTH = 3
 LMR_FIRST_MOVE = 3
 LMR_DEEPER_MOVE = 8
+#: Quiet-move pruning (`Features.quiet_pruning`), at depth <= QUIET_PRUNING_MAX_DEPTH:
+#: late move pruning skips the quiet moves after the first LMP_BASE + depth**2
+#: of them, futility pruning all of them once static eval + FUTILITY_BASE +
+#: FUTILITY_MARGIN * depth <= alpha.
+QUIET_PRUNING_MAX_DEPTH = 3
+LMP_BASE = 3
+FUTILITY_BASE = 80
+FUTILITY_MARGIN = 90
 
 
 class SearchAborted(Exception):
@@ -129,6 +137,14 @@ class AlphaBeta:
             score = self._prune_by_static_eval(depth, beta, ply)
             if score is not None:
                 return score
+        # Quiet moves from this count on are skipped (late move pruning), all
+        # of them when the position is futile; 0: none is.
+        quiets_allowed = 0
+        if (features.quiet_pruning and depth <= QUIET_PRUNING_MAX_DEPTH and not pv_node and not in_check and ply > 0
+                and pos.board.occupied_co[pos.board.turn] & ~(pos.board.pawns | pos.board.kings)):
+            futile = pos.evaluate() + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+            quiets_allowed = 1 if futile else LMP_BASE + depth * depth + 1
+        quiets = 0
 
         original_alpha = alpha
         best_score = -INFINITY
@@ -138,7 +154,7 @@ class AlphaBeta:
         reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
         # Only these need to tell quiet moves from captures and promotions
         # (the test suite's game trees have no board to ask).
-        classify = features.ordering or reduce_late
+        classify = features.ordering or reduce_late or quiets_allowed
         index = -1
         orderer = self.orderer if features.ordering else None
         # Quiet moves searched so far that did not cut off (history malus).
@@ -146,6 +162,12 @@ class AlphaBeta:
         for move in staged_moves(pos, orderer, hash_move if orderer is not None else 0, ply, in_check):
             index += 1
             tactical = classify and (move.promotion or board.is_capture(move))
+            if quiets_allowed and not tactical:
+                quiets += 1
+                # Only once some move has a score that is not a loss: a
+                # position where every move was skipped is not mated.
+                if quiets >= quiets_allowed and best_score > -TB_WIN_BOUND and not pos.gives_check(move):
+                    continue
             quiet = reduce_late and index >= LMR_FIRST_MOVE and not tactical
             pos.push(move)
             if index == 0 or not pvs:

@@ -8,7 +8,7 @@ textbook algorithm, children in natural order, that lecture trees are drawn for.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 
 @dataclass(frozen=True)
@@ -37,14 +37,52 @@ class Features:
     #: Skip captures in quiescence that lose material by static exchange
     #: evaluation (a queen taking a defended pawn).
     see_pruning: bool = True
+    #: Quiet-move pruning near the horizon (late move pruning and futility
+    #: pruning): at shallow non-PV nodes, quiet moves that give no check are
+    #: skipped once enough have been tried, or when the static evaluation
+    #: plus a margin cannot reach alpha.  Selective.  Off until its SPRT
+    #: passes (docs/strength.md); `PAWNSTORM_FEATURES=quiet_pruning` turns it on.
+    quiet_pruning: bool = False
 
     @classmethod
     def exact(cls) -> "Features":
         """Only the speed-ups that never change the minimax value."""
         return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
-                   late_move_reductions=False, see_pruning=False)
+                   late_move_reductions=False, see_pruning=False, quiet_pruning=False)
 
     @classmethod
     def plain(cls) -> "Features":
         """Textbook alpha-beta: every feature off."""
         return cls(**{f.name: False for f in fields(cls)})
+
+    def with_spec(self, spec: str) -> tuple["Features", list[str]]:
+        """These features changed by a spec such as ``"quiet_pruning,-null_move"``.
+
+        A name alone (or ``+name``, ``name=1``) turns a switch on; ``-name``
+        (or ``name=0``) turns it off.  This is how a match plays the engine
+        against itself with one switch flipped (the environment variable
+        ``PAWNSTORM_FEATURES``, read by the UCI engine and `bench`), so that
+        a change can be measured before it is on by default.  Returns the
+        new features and a message for each item not understood (skipped).
+        """
+        known = {f.name for f in fields(self)}
+        changes: dict[str, bool] = {}
+        problems: list[str] = []
+        for item in spec.replace(" ", ",").split(","):
+            item = item.strip()
+            if not item:
+                continue
+            name, value = item, True
+            if "=" in item:
+                name, text = item.split("=", 1)
+                if text not in ("0", "1", "true", "false"):
+                    problems.append(f"search feature {item!r}: value must be 0, 1, true or false")
+                    continue
+                value = text in ("1", "true")
+            elif item[0] in "+-":
+                name, value = item[1:], item[0] == "+"
+            if name not in known:
+                problems.append(f"unknown search feature {name!r} (known: {', '.join(sorted(known))})")
+                continue
+            changes[name] = value
+        return replace(self, **changes), problems

@@ -152,6 +152,44 @@ class Position:
         return bool((_RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied])
                     & (board.rooks | queens) & them)
 
+    def gives_check(self, move: chess.Move) -> bool:
+        """`board.gives_check(move)` without playing the move: asked of every quiet move pruning considers.
+
+        python-chess pushes and pops the move; here the board after the move
+        is only imagined, as bitboards: the mover's pieces with `move`'s
+        piece lifted and set down, then the enemy king's square is looked at
+        from as each kind of piece, as in `in_check`.  Castling, en passant
+        and promotions, rare among the quiet moves asked about, go to
+        python-chess.
+        """
+        board = self.board
+        frm, to = move.from_square, move.to_square
+        if move.promotion:
+            return board.gives_check(move)
+        lifted = 1 << frm
+        placed = 1 << to
+        piece = board.piece_type_at(frm)
+        if piece == chess.KING and board.is_castling(move) or (
+                piece == chess.PAWN and to == board.ep_square and (frm - to) & 7):
+            return board.gives_check(move)
+        us = board.turn
+        king = (board.kings & board.occupied_co[not us]).bit_length() - 1
+        if king < 0:
+            return False
+        stay = board.occupied_co[us] & ~lifted  # our pieces that do not move
+        occupied = board.occupied & ~lifted | placed
+        if _KNIGHT_ATTACKS[king] & (board.knights & stay | (placed if piece == chess.KNIGHT else 0)):
+            return True
+        if _PAWN_ATTACKS[not us][king] & (board.pawns & stay | (placed if piece == chess.PAWN else 0)):
+            return True
+        queens = board.queens & stay | (placed if piece == chess.QUEEN else 0)
+        diagonal = board.bishops & stay | (placed if piece == chess.BISHOP else 0)
+        if _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied] & (diagonal | queens):
+            return True
+        straight = board.rooks & stay | (placed if piece == chess.ROOK else 0)
+        return bool((_RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied])
+                    & (straight | queens))
+
     def legal_moves(self) -> list[chess.Move]:
         return list(self.board.generate_legal_moves())
 

@@ -24,6 +24,7 @@ from uci_engine.position_cmd import board_from_fen
 from uci_engine.protocol import UciEngine
 from search.tablebase import Tablebases
 from uci_engine.diagnostics import DEFAULT_BENCH_DEPTH, bench, divide
+from uci_engine.options import search_features
 
 
 def _bench_tablebases(paths: str) -> Tablebases | None:
@@ -81,8 +82,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{args.command}: interrupted", file=sys.stderr)
             return 130
     if args.command == "bench":
+        features, problems = search_features()
+        for problem in problems:
+            print(f"bench: {problem}", file=sys.stderr)
         bench(max(1, args.depth), net=default_net(), tablebases=_bench_tablebases(args.syzygy),
-              threads=max(1, min(args.threads, 512)))
+              threads=max(1, min(args.threads, 512)), features=features)
     elif args.command == "perft":
         board = board_from_fen(args.fen)
         if isinstance(board, str):

@@ -9,6 +9,7 @@ import chess.polyglot
 
 from eval.nnue import Net
 from search.driver import Searcher
+from search.features import Features
 from search.smp import ParallelSearcher
 from search.tablebase import Tablebases
 from search.timeman import Limits
@@ -64,7 +65,8 @@ DEFAULT_BENCH_DEPTH = 5
 
 
 def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = DEFAULT_HASH_MB, emit: Callable[[str], None] = print,
-          net: Net | None = None, tablebases: Tablebases | None = None, threads: int = 1) -> tuple[int, float]:
+          net: Net | None = None, tablebases: Tablebases | None = None, threads: int = 1,
+          features: Features = Features()) -> tuple[int, float]:
     """Search every bench position to `depth` from a clean table; (nodes, seconds).
 
     `net` is the evaluation to search with (None: the classical one);
@@ -83,7 +85,7 @@ def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = DEFAULT_HASH_MB, emit
     hits_before = tablebases.hits if tablebases is not None else 0
     parallel: ParallelSearcher | None = None
     if threads > 1:
-        parallel = ParallelSearcher(hash_mb, net=net)
+        parallel = ParallelSearcher(hash_mb, features, net=net)
         parallel.set_threads(threads)
         parallel.tablebases = tablebases
     start = time.perf_counter()
@@ -93,7 +95,7 @@ def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = DEFAULT_HASH_MB, emit
             parallel.clear()
             searcher: Searcher = parallel
         else:
-            searcher = Searcher(hash_mb, net=net)
+            searcher = Searcher(hash_mb, features, net=net)
             searcher.tablebases = tablebases
         result = searcher.search(board, Limits(depth=depth))
         total_nodes += result.nodes

@@ -1,8 +1,16 @@
 """UCI options: declaration, `option` lines, and checked `setoption` parsing."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
+
+from search.features import Features
+
+#: Environment variable that flips search switches for measurement (see
+#: `Features.with_spec`), e.g. PAWNSTORM_FEATURES=quiet_pruning.  Not a UCI
+#: option: users never need it, and a GUI's option list stays the user's.
+FEATURES_VARIABLE = "PAWNSTORM_FEATURES"
 
 
 @dataclass
@@ -105,3 +113,9 @@ def split_setoption(tokens: list[str]) -> tuple[str, str | None] | None:
     if not name:
         return None
     return " ".join(name), value
+
+
+def search_features(environ: Mapping[str, str] = os.environ) -> tuple[Features, list[str]]:
+    """The search's switches: the defaults, changed by `FEATURES_VARIABLE` if set; and its problems."""
+    features, problems = Features().with_spec(environ.get(FEATURES_VARIABLE, ""))
+    return features, [f"{FEATURES_VARIABLE}: {problem}" for problem in problems]

@@ -26,7 +26,7 @@ from search.timeman import Limits
 from search.tt import DEFAULT_HASH_MB
 from uci_engine import __version__
 from uci_engine.info import currmove_line, info_line
-from uci_engine.options import Option, Options, split_setoption
+from uci_engine.options import Option, Options, search_features, split_setoption
 from uci_engine.output import Output
 from uci_engine.position_cmd import parse_go, parse_position
 from uci_engine.diagnostics import DEFAULT_BENCH_DEPTH, bench, display, divide
@@ -49,7 +49,8 @@ class UciEngine:
         #: The net `EvalFile` names (kept when a new file fails to load);
         #: searched with while `Use NNUE` is on.
         self._net: Net | None = bundled_net()
-        self.searcher = ParallelSearcher(DEFAULT_HASH_MB, net=self._net if nnue.USE_NNUE_DEFAULT else None)
+        features, self._feature_problems = search_features()
+        self.searcher = ParallelSearcher(DEFAULT_HASH_MB, features, net=self._net if nnue.USE_NNUE_DEFAULT else None)
         self.rng = random.Random()
         self._book: OpeningBook | None = None
         self._book_checked = False
@@ -143,6 +144,8 @@ class UciEngine:
         if problem is not None and self._net is None:  # said where a GUI logs it: at the handshake
             self.out.info_string(f"NNUE: the bundled net is not usable ({problem}); "
                                  "searching with the classical evaluation")
+        for problem in self._feature_problems:
+            self.out.info_string(problem)
         self.out.send("uciok")
 
     def cmd_debug(self, args: list[str]) -> None:
@@ -196,7 +199,8 @@ class UciEngine:
             except ValueError:
                 self.out.info_string(f"bench: depth {args[0]!r} is not a number; using {depth}")
         self.wait_for_search()
-        bench(depth, emit=self.out.send, net=self.searcher.net, tablebases=self.searcher.tablebases)
+        bench(depth, emit=self.out.send, net=self.searcher.net, tablebases=self.searcher.tablebases,
+              features=self.searcher.features)
 
     def cmd_perft(self, args: list[str]) -> None:
         try:
