@@ -18,7 +18,7 @@ from search.movepick import staged_moves
 from search.position import Position
 from search.see import see
 from search.tablebase import Tablebases
-from search.tt import TranspositionTable, score_from_tt
+from search.tt import TranspositionTable, encode_move, score_from_tt
 from search.types import EXACT, INFINITY, LOWER, MATE, MAX_PLY, PIECE_VALUE, TB_WIN_BOUND, UPPER
 
 #: Quiescence skips a capture when even winning the victim plus this margin
@@ -47,6 +47,20 @@ QUIET_PRUNING_MAX_DEPTH = 3
 LMP_BASE = 3
 FUTILITY_BASE = 80
 FUTILITY_MARGIN = 90
+#: Singular extensions (`Features.singular_extensions`): from this depth, a
+#: hash move whose table score is a lower bound (or exact) from at least
+#: depth - SINGULAR_TT_DEPTH plies is tested: if every other move fails
+#: low against its score minus SINGULAR_MARGIN per ply, searched to half
+#: the depth, it is the only move and is searched one ply deeper; if the
+#: test's bound is itself above beta, several moves refute the position and
+#: the node returns it (multi-cut).
+SINGULAR_MIN_DEPTH = 5
+SINGULAR_TT_DEPTH = 3
+SINGULAR_MARGIN = 2
+#: Internal iterative reduction (`Features.iir`): a node this deep with no
+#: hash move is searched one ply shallower (its ordering is a guess, and the
+#: next iteration will find it in the table).
+IIR_MIN_DEPTH = 4
 
 
 class SearchAborted(Exception):
@@ -74,6 +88,9 @@ class AlphaBeta:
         self.seldepth = 0
         # Triangular PV table: pv[ply] is the best line found from that ply.
         self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
+        #: excluded[ply]: the move code a singular-extension test leaves out
+        #: of the node at that ply (0: none; see `_singular`).
+        self.excluded = [0] * (MAX_PLY + 2)
         self.tablebases = tablebases
         #: Most pieces at which the tree probes the tablebases (0: never).
         self.tablebase_pieces = tablebases.search_pieces if tablebases is not None else 0
@@ -122,7 +139,9 @@ class AlphaBeta:
         key = pos.key
         hash_move = 0
         pv_node = beta - alpha > 1
-        if features.transposition:
+        excluded = self.excluded[ply]  # this node is a singular-extension test: no table, no null move
+        data = 0
+        if features.transposition and not excluded:
             data = self.tt.probe_data(key)
             if data:
                 # `search.tt.decode`, inlined: a call at every node costs 2.5 % (see there).
@@ -133,7 +152,7 @@ class AlphaBeta:
                     if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                         return score
 
-        if features.null_move and not pv_node and not in_check and ply > 0:
+        if features.null_move and not pv_node and not in_check and ply > 0 and not excluded:
             score = self._prune_by_static_eval(depth, beta, ply)
             if score is not None:
                 return score
@@ -145,6 +164,20 @@ class AlphaBeta:
             futile = pos.evaluate() + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
             quiets_allowed = 1 if futile else LMP_BASE + depth * depth + 1
         quiets = 0
+        if features.iir and not hash_move and depth >= IIR_MIN_DEPTH and not excluded:
+            depth -= 1
+        # The hash move's extra ply when it is singular; or the node's value (multi-cut).
+        extension = 0
+        if (features.singular_extensions and features.ordering and hash_move and depth >= SINGULAR_MIN_DEPTH and ply > 0
+                and (data >> 8) & 3 != UPPER and data & 255 >= depth - SINGULAR_TT_DEPTH):
+            tt_score = score_from_tt(((data >> 10) & 0x1FFFF) - 65536, ply)
+            if abs(tt_score) < TB_WIN_BOUND:
+                singular_beta = tt_score - SINGULAR_MARGIN * depth
+                score = self._singular(hash_move, depth, singular_beta, ply)
+                if score < singular_beta:
+                    extension = 1
+                elif singular_beta >= beta:
+                    return singular_beta
 
         original_alpha = alpha
         best_score = -INFINITY
@@ -160,6 +193,8 @@ class AlphaBeta:
         # Quiet moves searched so far that did not cut off (history malus).
         failed_quiets: list[chess.Move] = []
         for move in staged_moves(pos, orderer, hash_move if orderer is not None else 0, ply, in_check):
+            if excluded and encode_move(move) == excluded:
+                continue
             index += 1
             tactical = classify and (move.promotion or board.is_capture(move))
             if quiets_allowed and not tactical:
@@ -171,7 +206,7 @@ class AlphaBeta:
             quiet = reduce_late and index >= LMR_FIRST_MOVE and not tactical
             pos.push(move)
             if index == 0 or not pvs:
-                score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
+                score = -self.alphabeta(depth - 1 + extension, -beta, -alpha, ply + 1)
             else:
                 reduction = 0
                 if quiet and not pos.in_check():
@@ -183,6 +218,7 @@ class AlphaBeta:
                 if alpha < score < beta:
                     score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
             pos.pop()
+            extension = 0  # only the first move, the hash move, is extended
             if score > best_score:
                 best_score = score
                 best_move = move
@@ -197,8 +233,9 @@ class AlphaBeta:
                 failed_quiets.append(move)  # only ordering learns from them
 
         if index < 0:
-            return pos.no_moves_score(ply)
-        if features.transposition:
+            # Only the excluded move: no other move reaches the test's bound.
+            return alpha if excluded else pos.no_moves_score(ply)
+        if features.transposition and not excluded:
             if best_score >= beta:
                 self.tt.store(key, depth, LOWER, best_score, best_move, ply)
             elif best_score > original_alpha:
@@ -206,6 +243,20 @@ class AlphaBeta:
             else:
                 self.tt.store(key, depth, UPPER, best_score, None, ply)
         return best_score
+
+    def _singular(self, hash_move: int, depth: int, singular_beta: int, ply: int) -> int:
+        """The best of the node's other moves against a null window at `singular_beta`, at half depth.
+
+        The same node searched again with the hash move left out: below
+        `singular_beta`, the hash move is the only good one.
+        """
+        self.excluded[ply] = hash_move
+        try:
+            score = self.alphabeta((depth - 1) // 2, singular_beta - 1, singular_beta, ply)
+        finally:
+            self.excluded[ply] = 0
+        self.pv[ply] = []
+        return score
 
     def _probe_tablebases(self, ply: int) -> int | None:
         """The tables' verdict on a position just after a capture or pawn move, if they hold it.

@@ -43,12 +43,20 @@ class Features:
     #: plus a margin cannot reach alpha.  Selective.  Off until its SPRT
     #: passes (docs/strength.md); `PAWNSTORM_FEATURES=quiet_pruning` turns it on.
     quiet_pruning: bool = False
+    #: Singular extensions: a hash move much better than every other move
+    #: is searched a ply deeper; several moves above beta cut the node
+    #: (multi-cut).  Selective.  Off until its SPRT passes.
+    singular_extensions: bool = False
+    #: Internal iterative reduction: deep nodes without a hash move are
+    #: searched a ply shallower.  Selective.  Off until its SPRT passes.
+    iir: bool = False
 
     @classmethod
     def exact(cls) -> "Features":
         """Only the speed-ups that never change the minimax value."""
         return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
-                   late_move_reductions=False, see_pruning=False, quiet_pruning=False)
+                   late_move_reductions=False, see_pruning=False, quiet_pruning=False,
+                   singular_extensions=False, iir=False)
 
     @classmethod
     def plain(cls) -> "Features":

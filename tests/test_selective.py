@@ -127,3 +127,71 @@ def test_uci_handshake_names_a_bad_switch(monkeypatch: pytest.MonkeyPatch) -> No
         assert harness.lines()[-1] == "uciok"
     finally:
         harness.close()
+
+
+# --- singular extensions and internal iterative reduction ----------------
+
+SINGULAR = Features(singular_extensions=True)
+
+
+def singular_test(fen: str, move: str, depth: int = 5) -> tuple[int, int]:
+    """(score of the node's other moves at half depth, the node's full score) with `move` left out."""
+    from search.alphabeta import AlphaBeta
+    from search.tt import TranspositionTable, encode_move
+    from search.types import INFINITY
+    board = chess.Board(fen)
+    tree = AlphaBeta(Position(board), TranspositionTable(1), SINGULAR)
+    full = tree.alphabeta(depth, -INFINITY, INFINITY, 1)
+    others = tree._singular(encode_move(chess.Move.from_uci(move)), depth, full - 2 * depth, 1)
+    return others, full
+
+
+def test_a_lone_winning_capture_is_singular() -> None:
+    # Only the knight can take the queen: every other move is far worse.
+    others, full = singular_test("4k3/8/8/3q4/8/4N3/8/4K3 w - - 0 1", "e3d5")
+    assert others < full - 10
+
+
+def test_two_equal_captures_are_not_singular() -> None:
+    # Either knight takes the queen: leaving one out changes nothing.
+    others, full = singular_test("4k3/8/8/3q4/8/2N1N3/8/4K3 w - - 0 1", "e3d5")
+    assert others >= full - 10
+
+
+def test_a_forced_move_is_singular_and_the_test_leaves_no_trace() -> None:
+    """The only legal move left out: the test fails low; no table entry is written by it."""
+    from search.alphabeta import AlphaBeta
+    from search.tt import TranspositionTable, encode_move
+    board = chess.Board("k7/8/8/8/8/8/1r6/K6r w - - 0 1")  # in check: Kxb2 is the one legal move
+    assert [move.uci() for move in board.legal_moves] == ["a1b2"]
+    tt = TranspositionTable(1)
+    tree = AlphaBeta(Position(board), tt, SINGULAR)
+    key = tree.pos.key
+    assert tree._singular(encode_move(chess.Move.from_uci("a1b2")), 6, 50, 1) == 49
+    assert tt.probe_data(key) == 0
+    assert tree.excluded == [0] * len(tree.excluded)
+
+
+@pytest.mark.parametrize("features", [SINGULAR, Features(iir=True),
+                                      Features(singular_extensions=True, iir=True, quiet_pruning=True)],
+                         ids=["singular", "iir", "all"])
+def test_selective_switches_keep_the_mates_and_play_legal_moves(features: Features) -> None:
+    for fen in open(SUITES / "mate2.fen").read().splitlines()[:6]:
+        assert Searcher(1, features).search(chess.Board(fen), Limits(depth=4)).score == MATE - 3
+    for fen in MIDDLEGAMES:
+        board = chess.Board(fen)
+        result = Searcher(1, features).search(board, Limits(depth=6))
+        assert result.best_move in board.legal_moves
+
+
+def test_singular_extensions_change_the_tree() -> None:
+    board = chess.Board(MIDDLEGAMES[1])
+    plain = Searcher(1).search(board, Limits(depth=6))
+    extended = Searcher(1, SINGULAR).search(board, Limits(depth=6))
+    assert extended.nodes != plain.nodes
+
+
+def test_selective_switches_are_off_by_default_and_in_the_exact_search() -> None:
+    for name in ("singular_extensions", "iir"):
+        assert not getattr(Features(), name)
+        assert not getattr(Features.exact(), name)
