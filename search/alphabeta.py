@@ -18,7 +18,7 @@ from search.movepick import staged_moves
 from search.position import Position
 from search.see import see
 from search.tablebase import Tablebases
-from search.tt import TranspositionTable, encode_move, score_from_tt
+from search.tt import TranspositionTable, decode, encode_move, score_from_tt
 from search.types import EXACT, INFINITY, LOWER, MATE, MAX_PLY, PIECE_VALUE, TB_WIN_BOUND, UPPER
 
 #: Quiescence skips a capture when even winning the victim plus this margin
@@ -152,25 +152,35 @@ class AlphaBeta:
                     if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                         return score
 
-        if features.null_move and not pv_node and not in_check and ply > 0 and not excluded:
-            score = self._prune_by_static_eval(depth, beta, ply)
-            if score is not None:
-                return score
         # Quiet moves from this count on are skipped (late move pruning), all
         # of them when the position is futile; 0: none is.
         quiets_allowed = 0
-        if (features.quiet_pruning and depth <= QUIET_PRUNING_MAX_DEPTH and not pv_node and not in_check and ply > 0
-                and pos.board.occupied_co[pos.board.turn] & ~(pos.board.pawns | pos.board.kings)):
-            futile = pos.evaluate() + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
-            quiets_allowed = 1 if futile else LMP_BASE + depth * depth + 1
+        # Pruning on the static evaluation is never tried in check, at PV
+        # nodes, or with only king and pawns, where passing may be the best
+        # move (zugzwang).
+        board = pos.board
+        if ((features.null_move or features.quiet_pruning) and not pv_node and not in_check and ply > 0
+                and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
+            static = None  # evaluated once for both kinds of pruning
+            if features.null_move and not excluded and abs(beta) < TB_WIN_BOUND:
+                static = pos.evaluate()
+                score = self._prune_by_static_eval(depth, beta, ply, static)
+                if score is not None:
+                    return score
+            if features.quiet_pruning and depth <= QUIET_PRUNING_MAX_DEPTH:
+                if static is None:
+                    static = pos.evaluate()
+                futile = static + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+                quiets_allowed = 1 if futile else LMP_BASE + depth * depth + 1
         quiets = 0
         if features.iir and not hash_move and depth >= IIR_MIN_DEPTH and not excluded:
             depth -= 1
-        # The hash move's extra ply when it is singular; or the node's value (multi-cut).
+        # The hash move's (the first move's) extra ply when it is singular;
+        # or the node's value (multi-cut).
         extension = 0
         if (features.singular_extensions and features.ordering and hash_move and depth >= SINGULAR_MIN_DEPTH and ply > 0
                 and (data >> 8) & 3 != UPPER and data & 255 >= depth - SINGULAR_TT_DEPTH):
-            tt_score = score_from_tt(((data >> 10) & 0x1FFFF) - 65536, ply)
+            tt_score = score_from_tt(decode(data)[2], ply)
             if abs(tt_score) < TB_WIN_BOUND:
                 singular_beta = tt_score - SINGULAR_MARGIN * depth
                 score = self._singular(hash_move, depth, singular_beta, ply)
@@ -183,7 +193,6 @@ class AlphaBeta:
         best_score = -INFINITY
         best_move = None
         pvs = features.pvs
-        board = pos.board
         reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
         # Only these need to tell quiet moves from captures and promotions
         # (the test suite's game trees have no board to ask).
@@ -206,7 +215,7 @@ class AlphaBeta:
             quiet = reduce_late and index >= LMR_FIRST_MOVE and not tactical
             pos.push(move)
             if index == 0 or not pvs:
-                score = -self.alphabeta(depth - 1 + extension, -beta, -alpha, ply + 1)
+                score = -self.alphabeta(depth - (1 if index else 1 - extension), -beta, -alpha, ply + 1)
             else:
                 reduction = 0
                 if quiet and not pos.in_check():
@@ -218,7 +227,6 @@ class AlphaBeta:
                 if alpha < score < beta:
                     score = -self.alphabeta(depth - 1, -beta, -alpha, ply + 1)
             pos.pop()
-            extension = 0  # only the first move, the hash move, is extended
             if score > best_score:
                 best_score = score
                 best_move = move
@@ -270,21 +278,18 @@ class AlphaBeta:
         assert self.tablebases is not None
         return self.tablebases.probe_score(board, ply)
 
-    def _prune_by_static_eval(self, depth: int, beta: int, ply: int) -> int | None:
+    def _prune_by_static_eval(self, depth: int, beta: int, ply: int, static: int) -> int | None:
         """A fail-high score without searching the moves, or None.
 
         Reverse futility: near the horizon, a static evaluation far above
         beta will not be pulled down in the few plies left.  Null move:
         if passing and searching shallower still fails high, a real move
-        (almost always better than passing) would too.  Neither is tried
-        with only king and pawns, where passing may be the best move
-        (zugzwang), nor twice in a row, nor near mate scores.
+        (almost always better than passing) would too.  The caller leaves
+        out positions with only king and pawns (zugzwang) and betas near
+        mate scores; the null move is not made twice in a row.
         """
         pos = self.pos
         board = pos.board
-        if not board.occupied_co[board.turn] & ~(board.pawns | board.kings) or abs(beta) >= TB_WIN_BOUND:
-            return None
-        static = pos.evaluate()
         if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta:
             return static
         if depth >= NULL_MOVE_MIN_DEPTH and static >= beta and board.move_stack and board.move_stack[-1]:
