@@ -40,9 +40,10 @@ class Features:
     #: Quiet-move pruning near the horizon (late move pruning and futility
     #: pruning): at shallow non-PV nodes, quiet moves that give no check are
     #: skipped once enough have been tried, or when the static evaluation
-    #: plus a margin cannot reach alpha.  Selective.  Off until its SPRT
-    #: passes (docs/strength.md); `PAWNSTORM_FEATURES=quiet_pruning` turns it on.
-    quiet_pruning: bool = False
+    #: plus a margin cannot reach alpha.  Selective.  On since its SPRT
+    #: passed at 10+0.1 (session 24, docs/strength.md);
+    #: `PAWNSTORM_FEATURES=-quiet_pruning` turns it off.
+    quiet_pruning: bool = True
     #: Singular extensions: a hash move much better than every other move
     #: is searched a ply deeper; several moves above beta cut the node
     #: (multi-cut).  Selective.  Off until its SPRT passes.

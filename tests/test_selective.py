@@ -1,4 +1,4 @@
-"""Selective search switches that are off by default until their SPRT: quiet-move pruning.
+"""Selective search switches: quiet-move pruning (on since its SPRT), singular extensions and IIR (off until theirs).
 
 Also the two pieces it stands on: `Position.gives_check` (checked against
 python-chess on every legal move of random games) and the
@@ -20,6 +20,7 @@ from search.types import MATE
 from uci_engine.options import FEATURES_VARIABLE, search_features
 
 PRUNING = Features(quiet_pruning=True)
+NO_PRUNING = Features(quiet_pruning=False)
 SUITES = Path(__file__).resolve().parent.parent / "data" / "suites"
 
 
@@ -71,7 +72,7 @@ MIDDLEGAMES = [
 @pytest.mark.parametrize("fen", MIDDLEGAMES)
 def test_quiet_pruning_searches_fewer_nodes_and_plays_legal_moves(fen: str) -> None:
     board = chess.Board(fen)
-    full = Searcher(1).search(board, Limits(depth=5))
+    full = Searcher(1, NO_PRUNING).search(board, Limits(depth=5))
     pruned = Searcher(1, PRUNING).search(board, Limits(depth=5))
     assert pruned.nodes < full.nodes
     assert pruned.best_move in board.legal_moves
@@ -87,29 +88,30 @@ def test_quiet_pruning_keeps_the_mates(fen: str) -> None:
     assert pruned.score == MATE - 3
 
 
-def test_quiet_pruning_is_off_by_default_and_in_the_exact_search() -> None:
-    assert not Features().quiet_pruning
+def test_quiet_pruning_is_on_by_default_and_off_in_the_exact_search() -> None:
+    assert Features().quiet_pruning
     assert not Features.exact().quiet_pruning
+    assert not Features().with_spec("-quiet_pruning")[0].quiet_pruning
 
 
 def test_feature_spec_turns_switches_on_and_off() -> None:
-    features, problems = Features().with_spec("quiet_pruning, -null_move,aspiration=0 +pvs")
+    features, problems = Features().with_spec("-quiet_pruning, -null_move,aspiration=0 +pvs")
     assert problems == []
-    assert features.quiet_pruning and not features.null_move and not features.aspiration and features.pvs
+    assert not features.quiet_pruning and not features.null_move and not features.aspiration and features.pvs
     same, problems = Features().with_spec("")
     assert same == Features() and problems == []
 
 
 def test_feature_spec_names_what_it_cannot_use() -> None:
-    features, problems = Features().with_spec("quiet_pruning,warp_drive,null_move=maybe")
-    assert features.quiet_pruning and features.null_move
+    features, problems = Features().with_spec("-quiet_pruning,warp_drive,null_move=maybe")
+    assert not features.quiet_pruning and features.null_move
     assert len(problems) == 2
     assert "warp_drive" in problems[0] and "null_move=maybe" in problems[1]
 
 
 def test_engine_reads_its_switches_from_the_environment() -> None:
-    features, problems = search_features({FEATURES_VARIABLE: "quiet_pruning"})
-    assert features.quiet_pruning and problems == []
+    features, problems = search_features({FEATURES_VARIABLE: "-quiet_pruning"})
+    assert not features.quiet_pruning and problems == []
     features, problems = search_features({})
     assert features == Features() and problems == []
     _, problems = search_features({FEATURES_VARIABLE: "nonsense"})
@@ -118,10 +120,10 @@ def test_engine_reads_its_switches_from_the_environment() -> None:
 
 def test_uci_handshake_names_a_bad_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.test_uci_protocol import Harness
-    monkeypatch.setenv(FEATURES_VARIABLE, "quiet_pruning,nonsense")
+    monkeypatch.setenv(FEATURES_VARIABLE, "-quiet_pruning,nonsense")
     harness = Harness()
     try:
-        assert harness.engine.searcher.features.quiet_pruning
+        assert not harness.engine.searcher.features.quiet_pruning
         harness.send("uci")
         assert any("nonsense" in line for line in harness.info_strings())
         assert harness.lines()[-1] == "uciok"
