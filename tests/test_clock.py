@@ -165,9 +165,9 @@ def test_go_mate_stops_at_the_first_depth_that_finds_it(monkeypatch) -> None:
 
 def test_pondering_ignores_the_clock(monkeypatch) -> None:
     clock = install_node_clock(monkeypatch, 1.0)  # a millisecond per node: the clock would run out at once
-    limits = Limits(wtime=1000, btime=1000, ponder=True, depth=4)
+    limits = Limits(wtime=1000, btime=1000, ponder=True, depth=5)
     result = Searcher(1).search(START, limits, move_overhead=0, ponderhit=threading.Event())
-    assert result.depth == 4
+    assert result.depth == 5
     assert clock.ms() > 10 * allocate(limits, chess.WHITE, 0).hard
 
 
@@ -219,9 +219,9 @@ def test_movetime_is_searched_to_the_end(monkeypatch) -> None:
     clock = install_node_clock(monkeypatch, ms_per_node)
     record = Recorder(clock)
     result = Searcher(1).search(START, Limits(movetime=25), move_overhead=0, on_iteration=record)
-    # Depth 4 completes at 3/4 of the time with a best move that has not changed since
+    # Depth 5 completes past 3/4 of the time with a best move that has not changed since
     # depth 1 (stability scale 0.75): under a clock that would end the search, here not.
-    assert 0.75 * 25 <= record.completed[3][1] < 25
+    assert 0.75 * 25 <= record.completed[4][1] < 25
     assert 2500 <= result.nodes < 2500 + CHECK_EVERY, [(d, ms) for d, ms, _ in record.completed]
 
 

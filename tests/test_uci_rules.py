@@ -92,7 +92,7 @@ def test_the_clock_starts_at_ponderhit(uci, monkeypatch) -> None:
     uci.send("setoption name OwnBook value false")
     uci.send("position startpos moves e2e4")
     uci.send("go ponder wtime 100 btime 100")
-    deep = uci.wait_for_line("info depth 5")
+    deep = uci.wait_for_line("info depth 7")
     assert field(deep, "nodes") > 5 * 840 and field(deep, "time") > 5 * 8.4  # five times the hard limit
     assert not uci.bestmoves()
     uci.send("ponderhit")  # pondered far past the budget: the move is due at once
