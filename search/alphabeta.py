@@ -8,6 +8,7 @@ mates are `MATE - plies` so that shorter mates score higher.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import chess
@@ -39,6 +40,16 @@ RFP_MARGIN = 90
 LMR_MIN_DEPTH = 3
 LMR_FIRST_MOVE = 3
 LMR_DEEPER_MOVE = 8
+#: Logarithmic reductions (`Features.log_reductions`): a late quiet move is
+#: reduced by LOG_LMR_BASE + ln(depth) * ln(move number) / LOG_LMR_DIVISOR
+#: plies, one less at PV nodes, so the reduction grows with both the depth
+#: and the move's place in the ordering (the table most engines use) instead
+#: of the flat one or two plies.
+LOG_LMR_BASE = 0.75
+LOG_LMR_DIVISOR = 2.25
+#: LOG_REDUCTIONS[depth][index], both capped at 63.
+LOG_REDUCTIONS = [[int(LOG_LMR_BASE + math.log(depth) * math.log(index + 1) / LOG_LMR_DIVISOR) if depth and index else 0
+                   for index in range(64)] for depth in range(64)]
 #: Quiet-move pruning (`Features.quiet_pruning`), at depth <= QUIET_PRUNING_MAX_DEPTH:
 #: late move pruning skips the quiet moves after the first LMP_BASE + depth**2
 #: of them, futility pruning all of them once static eval + FUTILITY_BASE +
@@ -194,6 +205,7 @@ class AlphaBeta:
         best_move = None
         pvs = features.pvs
         reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
+        log_reductions = features.log_reductions
         # Only these need to tell quiet moves from captures and promotions
         # (the test suite's game trees have no board to ask).
         classify = features.ordering or reduce_late or quiets_allowed
@@ -220,7 +232,12 @@ class AlphaBeta:
                 reduction = 0
                 if quiet and not pos.in_check():
                     # Late quiet moves rarely matter: look shallower first.
-                    reduction = 1 if index < LMR_DEEPER_MOVE else 2
+                    if log_reductions:
+                        reduction = LOG_REDUCTIONS[depth if depth < 64 else 63][index if index < 64 else 63] - pv_node
+                        # At least one ply, and the reduced search at least one ply deep.
+                        reduction = max(1, min(reduction, depth - 2))
+                    else:
+                        reduction = 1 if index < LMR_DEEPER_MOVE else 2
                 score = -self.alphabeta(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
                 if reduction and score > alpha:
                     score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)

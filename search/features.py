@@ -34,6 +34,10 @@ class Features:
     #: Late move reductions: quiet moves late in the ordering are searched
     #: shallower first, and again at full depth only if they beat alpha.
     late_move_reductions: bool = True
+    #: Late move reductions from a logarithmic table of depth and move
+    #: number (one ply less at PV nodes) instead of one or two plies.
+    #: Selective.  Off until its SPRT passes.
+    log_reductions: bool = False
     #: Skip captures in quiescence that lose material by static exchange
     #: evaluation (a queen taking a defended pawn).
     see_pruning: bool = True
@@ -57,7 +61,7 @@ class Features:
         """Only the speed-ups that never change the minimax value."""
         return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
                    late_move_reductions=False, see_pruning=False, quiet_pruning=False,
-                   singular_extensions=False, iir=False)
+                   singular_extensions=False, iir=False, log_reductions=False)
 
     @classmethod
     def plain(cls) -> "Features":

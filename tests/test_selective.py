@@ -174,9 +174,10 @@ def test_a_forced_move_is_singular_and_the_test_leaves_no_trace() -> None:
     assert tree.excluded == [0] * len(tree.excluded)
 
 
-@pytest.mark.parametrize("features", [SINGULAR, Features(iir=True),
-                                      Features(singular_extensions=True, iir=True, quiet_pruning=True)],
-                         ids=["singular", "iir", "all"])
+@pytest.mark.parametrize("features", [SINGULAR, Features(iir=True), Features(log_reductions=True),
+                                      Features(singular_extensions=True, iir=True, quiet_pruning=True,
+                                               log_reductions=True)],
+                         ids=["singular", "iir", "log_reductions", "all"])
 def test_selective_switches_keep_the_mates_and_play_legal_moves(features: Features) -> None:
     for fen in open(SUITES / "mate2.fen").read().splitlines()[:6]:
         assert Searcher(1, features).search(chess.Board(fen), Limits(depth=4)).score == MATE - 3
@@ -193,7 +194,24 @@ def test_singular_extensions_change_the_tree() -> None:
     assert extended.nodes != plain.nodes
 
 
+def test_log_reductions_change_the_tree() -> None:
+    board = chess.Board(MIDDLEGAMES[1])
+    flat = Searcher(1).search(board, Limits(depth=7))
+    logarithmic = Searcher(1, Features(log_reductions=True)).search(board, Limits(depth=7))
+    assert logarithmic.nodes != flat.nodes
+
+
+def test_log_reductions_grow_with_depth_and_move_number_and_keep_a_ply() -> None:
+    from search.alphabeta import LOG_REDUCTIONS
+    for depth in range(1, 64):
+        row = LOG_REDUCTIONS[depth]
+        assert row[1:] == sorted(row[1:])  # never less for a later move
+        if depth > 1:
+            assert all(a >= b for a, b in zip(row, LOG_REDUCTIONS[depth - 1]))
+    assert LOG_REDUCTIONS[3][3] == 1 and LOG_REDUCTIONS[20][40] >= 4
+
+
 def test_selective_switches_are_off_by_default_and_in_the_exact_search() -> None:
-    for name in ("singular_extensions", "iir"):
+    for name in ("singular_extensions", "iir", "log_reductions"):
         assert not getattr(Features(), name)
         assert not getattr(Features.exact(), name)
