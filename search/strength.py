@@ -44,11 +44,11 @@ CALIBRATION = ((1350, 1280), (1700, 1464))
 #: classical line's 1500) the bundled net played +115.2 [+51.8, +187.2]
 #: against Stockfish's 1500 in 100 games (docs/strength-limit.md, step 7).
 #: Its line is the classical one shifted by that offset (same slope assumed:
-#: one point measures an offset, not a slope).  Session 25: with the
-#: mirror-fixed net and quiet-move pruning, that line's 1500 (setting 1550)
-#: played +77.7 [+11.8, +149.7] against Stockfish's 1500 (100 games, step 9):
-#: the offset grew by 78.
-NNUE_OFFSET = 193
+#: one point measures an offset, not a slope).  Session 25 (the mirror-fixed
+#: net, quiet-move pruning), two 100-game points against Stockfish's 1500
+#: (docs/strength-limit.md, step 9): setting 1550 played +77.7 (offset 193),
+#: setting 1401 played -81.4 (offset 112); the offset is their mean.
+NNUE_OFFSET = 152
 NNUE_CALIBRATION = tuple((setting, elo + NNUE_OFFSET) for setting, elo in CALIBRATION)
 #: Settings are kept within SETTING_MARGIN of the nominal scale: the top,
 #: 2200, is about full strength (49,667 nodes; docs/strength-limit.md,
@@ -80,7 +80,7 @@ def setting_for(elo: int, calibration: tuple[tuple[int, int], tuple[int, int]] =
 class StrengthLimit:
     """Search settings for a requested Elo, searching with the net (`learned`) or the classical evaluation.
 
-    With the net the weakest setting plays at about 1200 on its line
+    With the net the weakest setting plays at about 1150 on its line
     (extrapolated): a lower request gets that setting.
     """
 
