@@ -293,6 +293,14 @@ def test_datagen_is_deterministic_resumable_and_labels_tree_positions(tmp_path: 
     assert "3 done, 0 to make" in capsys.readouterr().err
 
 
+def test_plan_interleaves_sources_and_starts_at_the_first_chunk(tmp_path: Path) -> None:
+    settings = datagen.Settings(tmp_path, "stockfish", 8, 1, None, 2, 8, 10, 400)
+    names = [task.name for task in datagen.plan(settings, 1, 0, 0, 3)]
+    assert names == ["sf-0000", "play-0000", "play-0001", "play-0002"]
+    later = datagen.plan(settings, 1, 0, 0, 3, first=1)
+    assert [(task.name, task.index) for task in later] == [("play-0001", 1), ("play-0002", 2)]
+
+
 def test_tree_sampler_draws_evaluated_positions_and_unhooks() -> None:
     from search.driver import Searcher
     from search.position import Position

@@ -324,10 +324,15 @@ def run_task(task: Task) -> tuple[str, dict[str, int]]:
 
 # --- the run -----------------------------------------------------------------
 
-def plan(settings: Settings, sf_chunks: int, self_chunks: int, tree_chunks: int = 0, play_chunks: int = 0) -> list[Task]:
-    """All chunks, the sources interleaved so that a partial run has each."""
+def plan(settings: Settings, sf_chunks: int, self_chunks: int, tree_chunks: int = 0, play_chunks: int = 0,
+         first: int = 0) -> list[Task]:
+    """All chunks from index `first` on, the sources interleaved so that a partial run has each.
+
+    `first` splits one plan between machines that share no folder: each
+    makes its own range, and the files (named by index) merge without clashes.
+    """
     tasks = []
-    for index in range(max(sf_chunks, self_chunks, tree_chunks, play_chunks)):
+    for index in range(first, max(sf_chunks, self_chunks, tree_chunks, play_chunks)):
         for kind, chunks in (("sf", sf_chunks), ("self", self_chunks), ("tree", tree_chunks), ("play", play_chunks)):
             if index < chunks:
                 tasks.append(Task(f"{kind}-{index:04d}", kind, index))
@@ -372,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--play-chunks", type=int, default=0, help="chunks of the teacher's own games")
     parser.add_argument("--chunk-games", type=int, default=40, help="games per self, tree or play chunk")
     parser.add_argument("--selfplay-nodes", type=int, default=400)
+    parser.add_argument("--first-chunk", type=int, default=0, metavar="INDEX",
+                        help="make only the chunks from this index on (to split a run between machines)")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--cluster", metavar="ADDRESS", default=None,
                         help="make the chunks on a Dask cluster: its scheduler's address (tcp://host:8786) or "
@@ -382,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
                         args.skip_plies, args.chunk_games, args.selfplay_nodes)
     args.out.mkdir(parents=True, exist_ok=True)
     sf_chunks = -(-count_pgn_games(args.pgn) // args.pgn_games) if args.pgn else 0
-    tasks = plan(settings, sf_chunks, args.selfplay_chunks, args.tree_chunks, args.play_chunks)
+    tasks = plan(settings, sf_chunks, args.selfplay_chunks, args.tree_chunks, args.play_chunks, args.first_chunk)
     provenance_path = args.out / "provenance.json"
     provenance = json.loads(provenance_path.read_text()) if provenance_path.exists() else {"chunks": {}}
     pending = [task for task in tasks if not chunk_exists(args.out, task.name)]
