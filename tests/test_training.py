@@ -348,3 +348,43 @@ def test_correction_scale_shrinks_the_net_output(tmp_path: Path) -> None:
     half = trainer.quantised_cp(trainer.quantise(net, correction_scale=0.5), stm, other)
     assert np.abs(full).max() > 20  # there is a correction to shrink
     assert np.abs(half - full / 2).max() <= 3  # rounding of the halved weights only
+
+
+def test_merge_takes_recorded_readable_new_chunks_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from training import merge
+
+    def chunk(folder: Path, name: str, scores: list[int]) -> int:
+        board = chess.Board()
+        records = []
+        for score, move in zip(scores, ["e2e4", "e7e5", "g1f3", "b8c6"]):
+            records.append(Record(board.copy(stack=False), score, RESULT_UNKNOWN))
+            board.push_uci(move)
+        return write_chunk(folder / f"{name}.psd.xz", records)
+
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir(), there.mkdir()
+    mine = {"play-0000": {"written": chunk(here, "play-0000", [10, 20])}}
+    merge.save_provenance(here, {"seed": 1, "chunks": dict(mine)})
+    theirs = {"play-0000": {"written": chunk(there, "play-0000", [10, 20])},  # the same file: already here
+              "play-0001": {"written": chunk(there, "play-0001", [1, 2, 3])},
+              "play-0002": {"written": 9}}  # miscounted
+    chunk(there, "play-0002", [5])
+    chunk(there, "play-0003", [7, 8])  # written after the last save: an orphan
+    merge.save_provenance(there, {"seed": 1, "chunks": theirs})
+    assert merge.main([str(here), str(there)]) == 1
+    err = capsys.readouterr().err
+    assert "added 1 chunks (3 records); 1 already here, 1 orphans skipped; total_written 5" in err
+    assert "unreadable or miscounted: play-0002" in err
+    provenance = json.loads((here / "provenance.json").read_text())
+    assert sorted(provenance["chunks"]) == ["play-0000", "play-0001"] and provenance["seed"] == 1
+    assert [r.score for r in read_chunk(here / "play-0001.psd.xz")] == [1, 2, 3]
+    assert not (here / "play-0002.psd.xz").exists() and not (here / "play-0003.psd.xz").exists()
+    # A different file under a name this folder has is a conflict, never overwritten.
+    (there / "play-0001.psd.xz").unlink()
+    theirs["play-0001"]["written"] = chunk(there, "play-0001", [4, 5, 6])
+    del theirs["play-0002"]
+    (there / "play-0002.psd.xz").unlink(), (there / "play-0003.psd.xz").unlink()
+    merge.save_provenance(there, {"chunks": theirs})
+    assert merge.main([str(here), str(there)]) == 1
+    assert "differ from the chunk here: play-0001" in capsys.readouterr().err
+    assert [r.score for r in read_chunk(here / "play-0001.psd.xz")] == [1, 2, 3]

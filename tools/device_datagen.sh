@@ -1,0 +1,49 @@
+#!/bin/bash
+# Labelled positions on a lent many-core machine that reaches no registry.
+#
+#   bash tools/device_datagen.sh prepare          # here: pack what the run needs into .dev/ (git-ignored)
+#   bash tools/device_datagen.sh run FIRST SECS   # there, in the repository root: play chunks from
+#                                                 # index FIRST on for SECS seconds; $OUT/chunks.tar back
+#   python -m training.merge data/nnue DIR...     # here, each returned tar unpacked into its own DIR
+#
+# Why a script: the machine has python3 with numpy and tqdm but neither
+# python-chess nor Stockfish, and what travels is capped at 64 MiB, so the
+# teacher goes xz-compressed (47 -> 22 MB).  FIRST keeps the run's chunk
+# indices apart from the local generator's (training.datagen --first-chunk);
+# the chunks are the same bytes wherever they are made.  The run ends by
+# SIGINT at SECS; chunks finished after the generator's last provenance save
+# come back as orphans, which training.merge skips.
+set -u
+case "${1:-}" in
+prepare)
+    mkdir -p .git/info .dev/site
+    grep -qx "/.dev/" .git/info/exclude 2>/dev/null || echo "/.dev/" >> .git/info/exclude
+    stockfish=$(command -v stockfish || echo /usr/games/stockfish)
+    xz -T2 -6 -c "$stockfish" > .dev/stockfish.xz
+    python3 - <<'EOF'
+import pathlib, shutil, chess
+source = pathlib.Path(chess.__file__).parent
+shutil.rmtree(".dev/site/chess", ignore_errors=True)
+shutil.copytree(source, ".dev/site/chess", ignore=shutil.ignore_patterns("__pycache__"))
+EOF
+    du -sh .dev
+    ;;
+run)
+    first=${2:?first chunk index}; secs=${3:?seconds}; workers=${4:-$(nproc)}
+    export PYTHONPATH=$PWD/.dev/site PYTHONUNBUFFERED=1
+    [ -x .dev/stockfish ] || { xz -dc .dev/stockfish.xz > .dev/stockfish && chmod +x .dev/stockfish; }
+    python3 -c "import chess, numpy, tqdm; print('python-chess', chess.__version__, 'numpy', numpy.__version__)"
+    echo quit | .dev/stockfish | head -1
+    touch /tmp/device-datagen-start && sleep 1
+    timeout -s INT "$secs" python3 -m training.datagen --out data/nnue --workers "$workers" --seed 1 \
+        --stockfish "$PWD/.dev/stockfish" --play-chunks 30000 --chunk-games 10 --first-chunk "$first" --no-progress \
+        2>&1 | grep -v -e '^  ' -e Traceback -e KeyboardInterrupt -e '^Process'
+    sleep 3; pkill -f training.datagen; pkill -f .dev/stockfish; sleep 1
+    cd data/nnue && find . -newer /tmp/device-datagen-start -name 'play-*.psd.xz' > /tmp/device-datagen-list
+    echo "$(wc -l < /tmp/device-datagen-list) chunk files"
+    tar cf "$OUT/chunks.tar" -T /tmp/device-datagen-list provenance.json
+    ;;
+*)
+    sed -n 2,17p "$0"; exit 2
+    ;;
+esac

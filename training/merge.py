@@ -1,0 +1,102 @@
+"""Merge chunks made on another machine into a data folder.
+
+    python -m training.merge data/nnue /tmp/device-run-1 /tmp/device-run-2
+
+A run of `training.datagen` elsewhere (the lent device, another clone; split
+from this folder's run with ``--first-chunk``) leaves chunk files and its
+own `provenance.json`.  Each of its chunks is taken only if that provenance
+records it (a file written after its run's last save is an orphan: it is
+skipped, and a later run there or here remakes it), its file decodes, and
+the decoded count equals the recorded one; a chunk this folder already has
+is left alone, unless the files are the same bytes (chunks are
+deterministic, so two machines that made the same one made the same file).
+The chunk entries are added to this folder's `provenance.json` and
+``total_written`` recounted.
+
+Stop a `training.datagen` writing to the destination first: it keeps its own
+copy of the provenance in memory and would save over the merged entries.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from training.records import DataFormatError, chunk_exists, chunk_name, chunk_paths, read_raw, RECORD_SIZE
+
+
+@dataclass
+class Merged:
+    """What a merge did, chunk by chunk."""
+
+    added: list[str] = field(default_factory=list)
+    records: int = 0
+    orphans: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    bad: list[str] = field(default_factory=list)
+
+
+def load_provenance(directory: Path) -> dict:
+    path = directory / "provenance.json"
+    return json.loads(path.read_text()) if path.exists() else {"chunks": {}}
+
+
+def save_provenance(directory: Path, provenance: dict) -> None:
+    """The layout `training.datagen` writes: chunks sorted, total_written recounted."""
+    provenance["total_written"] = sum(chunk["written"] for chunk in provenance["chunks"].values())
+    provenance["chunks"] = dict(sorted(provenance["chunks"].items()))
+    (directory / "provenance.json").write_text(json.dumps(provenance, indent=1) + "\n")
+
+
+def merge(destination: Path, sources: list[Path]) -> Merged:
+    """Copy every recorded, readable, new chunk of `sources` into `destination` and record it there."""
+    provenance = load_provenance(destination)
+    merged = Merged()
+    for source in sources:
+        recorded = load_provenance(source)["chunks"]
+        for path in chunk_paths(source):
+            name = chunk_name(path)
+            if name not in recorded:
+                merged.orphans.append(name)
+                continue
+            if chunk_exists(destination, name) or name in provenance["chunks"]:
+                same = (destination / path.name).exists() and (destination / path.name).read_bytes() == path.read_bytes()
+                (merged.already if same else merged.conflicts).append(name)
+                continue
+            try:
+                count = len(read_raw(path)) // RECORD_SIZE
+            except DataFormatError:
+                merged.bad.append(name)
+                continue
+            if count != recorded[name]["written"]:
+                merged.bad.append(name)
+                continue
+            shutil.copyfile(path, destination / path.name)
+            provenance["chunks"][name] = recorded[name]
+            merged.added.append(name)
+            merged.records += count
+    save_provenance(destination, provenance)
+    return merged
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("destination", type=Path, help="the data folder, e.g. data/nnue")
+    parser.add_argument("sources", type=Path, nargs="+", help="folders of chunks with their provenance.json")
+    args = parser.parse_args(argv)
+    merged = merge(args.destination, args.sources)
+    total = load_provenance(args.destination)["total_written"]
+    print(f"added {len(merged.added)} chunks ({merged.records} records); {len(merged.already)} already here, "
+          f"{len(merged.orphans)} orphans skipped; total_written {total}", file=sys.stderr)
+    for label, names in (("differ from the chunk here", merged.conflicts), ("unreadable or miscounted", merged.bad)):
+        if names:
+            print(f"not merged, {label}: {', '.join(names)}", file=sys.stderr)
+    return 1 if merged.conflicts or merged.bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
