@@ -38,7 +38,7 @@ run)
     timeout -s INT "$secs" python3 -m training.datagen --out data/nnue --workers "$workers" --seed 1 \
         --stockfish "$PWD/.dev/stockfish" --play-chunks 30000 --chunk-games 10 --first-chunk "$first" --no-progress \
         2>&1 | grep -v -e '^  ' -e Traceback -e KeyboardInterrupt -e '^Process' -e '^During handling' -e '^$'
-    sleep 3; pkill -f training.datagen; pkill -f .dev/stockfish; sleep 1
+    sleep 3  # finished chunks are renamed into place atomically: a late worker adds whole files or none
     cd data/nnue && find . -newer /tmp/device-datagen-start -name 'play-*.psd.xz' > /tmp/device-datagen-list
     echo "$(wc -l < /tmp/device-datagen-list) chunk files"
     tar cf "$OUT/chunks.tar" -T /tmp/device-datagen-list provenance.json
