@@ -364,13 +364,13 @@ def test_merge_takes_recorded_readable_new_chunks_only(tmp_path: Path, capsys: p
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir(), there.mkdir()
     mine = {"play-0000": {"written": chunk(here, "play-0000", [10, 20])}}
-    merge.save_provenance(here, {"seed": 1, "chunks": dict(mine)})
+    datagen.save_provenance(here, {"seed": 1, "chunks": dict(mine)})
     theirs = {"play-0000": {"written": chunk(there, "play-0000", [10, 20])},  # the same file: already here
               "play-0001": {"written": chunk(there, "play-0001", [1, 2, 3])},
               "play-0002": {"written": 9}}  # miscounted
     chunk(there, "play-0002", [5])
     chunk(there, "play-0003", [7, 8])  # written after the last save: an orphan
-    merge.save_provenance(there, {"seed": 1, "chunks": theirs})
+    datagen.save_provenance(there, {"seed": 1, "chunks": theirs})
     assert merge.main([str(here), str(there)]) == 1
     err = capsys.readouterr().err
     assert "added 1 chunks (3 records); 1 already here, 1 orphans skipped; total_written 5" in err
@@ -384,7 +384,7 @@ def test_merge_takes_recorded_readable_new_chunks_only(tmp_path: Path, capsys: p
     theirs["play-0001"]["written"] = chunk(there, "play-0001", [4, 5, 6])
     del theirs["play-0002"]
     (there / "play-0002.psd.xz").unlink(), (there / "play-0003.psd.xz").unlink()
-    merge.save_provenance(there, {"chunks": theirs})
+    datagen.save_provenance(there, {"chunks": theirs})
     assert merge.main([str(here), str(there)]) == 1
     assert "differ from the chunk here: play-0001" in capsys.readouterr().err
     assert [r.score for r in read_chunk(here / "play-0001.psd.xz")] == [1, 2, 3]

@@ -357,6 +357,19 @@ def made_chunks(cluster: str | None, workers: int, settings: Settings,
         yield pool.imap_unordered(run_task, pending)
 
 
+def load_provenance(directory: Path) -> dict:
+    """The folder's `provenance.json`, or an empty one."""
+    path = directory / "provenance.json"
+    return json.loads(path.read_text()) if path.exists() else {"chunks": {}}
+
+
+def save_provenance(directory: Path, provenance: dict) -> None:
+    """Write `provenance.json`: total_written recounted, chunks sorted by name."""
+    provenance["total_written"] = sum(chunk["written"] for chunk in provenance["chunks"].values())
+    provenance["chunks"] = dict(sorted(provenance["chunks"].items()))
+    (directory / "provenance.json").write_text(json.dumps(provenance, indent=1) + "\n")
+
+
 def count_pgn_games(path: str) -> int:
     with open_pgn(path) as handle:
         return sum(1 for line in handle if line.startswith("[Event "))
@@ -390,8 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     sf_chunks = -(-count_pgn_games(args.pgn) // args.pgn_games) if args.pgn else 0
     tasks = plan(settings, sf_chunks, args.selfplay_chunks, args.tree_chunks, args.play_chunks, args.first_chunk)
-    provenance_path = args.out / "provenance.json"
-    provenance = json.loads(provenance_path.read_text()) if provenance_path.exists() else {"chunks": {}}
+    provenance = load_provenance(args.out)
     pending = [task for task in tasks if not chunk_exists(args.out, task.name)]
     probe = Teacher(args.stockfish, args.depth)
     teacher_name = probe.name
@@ -413,20 +425,15 @@ def main(argv: list[str] | None = None) -> int:
         "command": "python -m training.datagen " + " ".join(argv if argv is not None else sys.argv[1:]),
     })
 
-    def save() -> None:
-        provenance["total_written"] = sum(chunk["written"] for chunk in provenance["chunks"].values())
-        provenance["chunks"] = dict(sorted(provenance["chunks"].items()))
-        provenance_path.write_text(json.dumps(provenance, indent=1) + "\n")
-
     try:
         with made_chunks(args.cluster, args.workers, settings, pending) as made:
-            save()
+            save_provenance(args.out, provenance)
             print(f"{len(tasks)} chunks planned, {len(tasks) - len(pending)} done, {len(pending)} to make",
                   file=sys.stderr)
             bar = tqdm(total=len(pending), unit="chunk", disable=args.no_progress)
             for name, counts in made:
                 provenance["chunks"][name] = counts
-                save()
+                save_provenance(args.out, provenance)
                 bar.update(1)
                 bar.set_postfix(positions=provenance["total_written"])
             bar.close()

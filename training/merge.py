@@ -19,12 +19,12 @@ copy of the provenance in memory and would save over the merged entries.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from training.datagen import load_provenance, save_provenance
 from training.records import DataFormatError, chunk_exists, chunk_name, chunk_paths, read_raw, RECORD_SIZE
 
 
@@ -38,18 +38,7 @@ class Merged:
     already: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
-
-
-def load_provenance(directory: Path) -> dict:
-    path = directory / "provenance.json"
-    return json.loads(path.read_text()) if path.exists() else {"chunks": {}}
-
-
-def save_provenance(directory: Path, provenance: dict) -> None:
-    """The layout `training.datagen` writes: chunks sorted, total_written recounted."""
-    provenance["total_written"] = sum(chunk["written"] for chunk in provenance["chunks"].values())
-    provenance["chunks"] = dict(sorted(provenance["chunks"].items()))
-    (directory / "provenance.json").write_text(json.dumps(provenance, indent=1) + "\n")
+    total_written: int = 0  # the destination's, after the merge
 
 
 def merge(destination: Path, sources: list[Path]) -> Merged:
@@ -80,6 +69,7 @@ def merge(destination: Path, sources: list[Path]) -> Merged:
             merged.added.append(name)
             merged.records += count
     save_provenance(destination, provenance)
+    merged.total_written = provenance["total_written"]
     return merged
 
 
@@ -89,9 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sources", type=Path, nargs="+", help="folders of chunks with their provenance.json")
     args = parser.parse_args(argv)
     merged = merge(args.destination, args.sources)
-    total = load_provenance(args.destination)["total_written"]
     print(f"added {len(merged.added)} chunks ({merged.records} records); {len(merged.already)} already here, "
-          f"{len(merged.orphans)} orphans skipped; total_written {total}", file=sys.stderr)
+          f"{len(merged.orphans)} orphans skipped; total_written {merged.total_written}", file=sys.stderr)
     for label, names in (("differ from the chunk here", merged.conflicts), ("unreadable or miscounted", merged.bad)):
         if names:
             print(f"not merged, {label}: {', '.join(names)}", file=sys.stderr)
