@@ -6,6 +6,7 @@ import json
 import random
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import chess
@@ -388,3 +389,50 @@ def test_merge_takes_recorded_readable_new_chunks_only(tmp_path: Path, capsys: p
     assert merge.main([str(here), str(there)]) == 1
     assert "differ from the chunk here: play-0001" in capsys.readouterr().err
     assert [r.score for r in read_chunk(here / "play-0001.psd.xz")] == [1, 2, 3]
+
+
+def test_verify_reads_back_and_names_orphans_damage_and_miscounts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from training import verify
+
+    def chunk(name: str, scores: list[int]) -> int:
+        board = chess.Board()
+        records = []
+        for score, move in zip(scores, ["e2e4", "e7e5", "g1f3", "b8c6"]):
+            records.append(Record(board.copy(stack=False), score, RESULT_UNKNOWN))
+            board.push_uci(move)
+        return write_chunk(tmp_path / f"{name}.psd.xz", records)
+
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    recorded = {"play-0000": {"written": chunk("play-0000", [1, 2])}}
+    datagen.save_provenance(tmp_path, {"chunks": dict(recorded)})
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "first"], check=True)
+    recorded["play-0001"] = {"written": chunk("play-0001", [3, 4, 5])}
+    recorded["play-0002"] = {"written": 7}  # provenance says 7; the file holds 1
+    chunk("play-0002", [6])
+    recorded["play-0004"] = {"written": chunk("play-0004", [1, 1])}
+    damaged = (tmp_path / "play-0004.psd.xz").read_bytes()
+    (tmp_path / "play-0004.psd.xz").write_bytes(damaged[:len(damaged) // 2])  # truncated
+    chunk("play-0003", [8, 9])  # written after the last save: an orphan
+    recorded["play-0005"] = {"written": 3}  # recorded, never written
+    datagen.save_provenance(tmp_path, {"chunks": recorded})
+    assert [path.name for path in verify.untracked_chunks(tmp_path)] == [
+        "play-0001.psd.xz", "play-0002.psd.xz", "play-0003.psd.xz", "play-0004.psd.xz"]
+    assert verify.main([str(tmp_path), "--untracked"]) == 1
+    err = capsys.readouterr().err
+    assert "4 files read back, 3 records recorded and counted right" in err
+    assert "orphans (not in provenance.json; --remove-orphans deletes them): play-0003" in err
+    assert "miscounted: play-0002 (1 records, provenance says 7)" in err
+    assert "unreadable: " in err and "play-0004.psd.xz" in err
+    assert "missing" not in err  # only a whole-folder check looks for files that are not there
+    whole = verify.verify(tmp_path)
+    assert whole.files == 5 and whole.records == 5 and whole.missing == ["play-0005"]
+    assert verify.main([str(tmp_path), "--untracked", "--remove-orphans"]) == 1  # damage is never removed
+    assert not (tmp_path / "play-0003.psd.xz").exists() and (tmp_path / "play-0004.psd.xz").exists()
+    for name in ("play-0002", "play-0004", "play-0005"):
+        (tmp_path / f"{name}.psd.xz").unlink(missing_ok=True)
+        del recorded[name]
+    datagen.save_provenance(tmp_path, {"chunks": recorded})
+    assert verify.main([str(tmp_path)]) == 0
+    assert "2 files read back, 5 records recorded and counted right" in capsys.readouterr().err

@@ -1,0 +1,105 @@
+"""Read a data folder's chunks back and check them against its provenance.
+
+    python -m training.verify data/nnue              # every chunk file
+    python -m training.verify data/nnue --untracked  # only the files git does not track yet
+    python -m training.verify data/nnue --untracked --remove-orphans
+
+Run before committing new chunks: each file is decoded record by record
+(`training.records.read_chunk`: header, checksum and every record checked)
+and its count compared with what `provenance.json` recorded for it.  A file
+that provenance does not name is an *orphan*: the generator was stopped after
+writing it and before saving the provenance, so nothing vouches for it; a
+later run remakes it, and ``--remove-orphans`` deletes it now.  A chunk that
+provenance names but that has no file is reported only when the whole folder
+is checked.  Stop a `training.datagen` writing to the folder first, or the
+newest files may be orphans only for the moment.
+
+Exit status 0 when every file checked is readable, recorded and counted
+right (orphans removed count as right), 1 otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from training.datagen import load_provenance
+from training.records import DataFormatError, chunk_name, chunk_paths, read_chunk
+
+
+@dataclass
+class Verified:
+    """What a read-back found, chunk by chunk."""
+
+    files: int = 0
+    records: int = 0  # in the files that passed
+    orphans: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # the reader's message, which names the offset
+    miscounted: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # recorded, no file (whole-folder checks only)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.orphans or self.unreadable or self.miscounted or self.missing)
+
+
+def untracked_chunks(directory: Path) -> list[Path]:
+    """The chunk files of `directory` that git does not track yet (what a data commit would add)."""
+    listed = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "-z", "--", "."],
+                            cwd=directory, capture_output=True, check=True).stdout
+    names = {Path(name).name for name in listed.decode().split("\0") if name}
+    return [path for path in chunk_paths(directory) if path.name in names]
+
+
+def verify(directory: Path, paths: list[Path] | None = None, remove_orphans: bool = False) -> Verified:
+    """Read back `paths` (default: every chunk of `directory`) and compare each with the provenance."""
+    recorded = load_provenance(directory)["chunks"]
+    whole = paths is None
+    paths = chunk_paths(directory) if paths is None else paths
+    verified = Verified()
+    for path in paths:
+        name = chunk_name(path)
+        verified.files += 1
+        if name not in recorded:
+            if remove_orphans:
+                path.unlink()
+            else:
+                verified.orphans.append(name)
+            continue
+        try:
+            count = len(read_chunk(path))
+        except DataFormatError as error:
+            verified.unreadable.append(str(error))
+            continue
+        if count != recorded[name]["written"]:
+            verified.miscounted.append(f"{name} ({count} records, provenance says {recorded[name]['written']})")
+            continue
+        verified.records += count
+    if whole:
+        present = {chunk_name(path) for path in paths}
+        verified.missing = sorted(name for name in recorded if name not in present)
+    return verified
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("directory", type=Path, help="the data folder, e.g. data/nnue")
+    parser.add_argument("--untracked", action="store_true", help="check only the chunk files git does not track")
+    parser.add_argument("--remove-orphans", action="store_true",
+                        help="delete files that provenance.json does not record")
+    args = parser.parse_args(argv)
+    paths = untracked_chunks(args.directory) if args.untracked else None
+    verified = verify(args.directory, paths, args.remove_orphans)
+    print(f"{verified.files} files read back, {verified.records} records recorded and counted right", file=sys.stderr)
+    for label, names in (("orphans (not in provenance.json; --remove-orphans deletes them)", verified.orphans),
+                         ("unreadable", verified.unreadable), ("miscounted", verified.miscounted),
+                         ("recorded but missing", verified.missing)):
+        if names:
+            print(f"{label}: {', '.join(names)}", file=sys.stderr)
+    return 0 if verified.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
