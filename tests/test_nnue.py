@@ -221,6 +221,30 @@ def test_a_second_layer_round_trips_and_is_named(tmp_path: Path) -> None:
         nnue.load(path)
 
 
+def deep_score_reference(net: Net, clipped: np.ndarray, turn: chess.Color, bucket: int) -> int:
+    """`Net.deep_score` written plainly, in the same float32 steps (the hot one prepares its tables once)."""
+    h = net.hidden
+    weight = net.deep.weight / np.float32(net.qa)
+    a = clipped.astype(np.float32)
+    stm, rest = (a[:h], a[h:]) if turn else (a[h:], a[:h])
+    z = np.clip(stm @ weight[:h] + rest @ weight[h:] + net.deep.bias, 0.0, 1.0)
+    return math.floor((float(z @ net.deep.out_weight[bucket]) + float(net.deep.out_bias[bucket])) * net.cp_scale)
+
+
+def test_the_second_layers_hot_path_is_the_plain_arithmetic() -> None:
+    net = random_net(24, seed=9, buckets=4, layer2=16)
+    rng = np.random.default_rng(3)
+    scores = set()
+    for _ in range(300):
+        clipped = np.clip(rng.integers(-100, 400, 2 * net.hidden), 0, net.qa).astype(np.int32)
+        for turn in chess.COLORS:
+            for bucket in range(net.buckets):
+                score = net.deep_score(clipped, turn, bucket)
+                assert score == deep_score_reference(net, clipped, turn, bucket)
+                scores.add(score)
+    assert len(scores) > 500  # the clips and buckets are exercised, not one constant
+
+
 def test_version_2_cannot_hold_king_buckets(tmp_path: Path) -> None:
     data = bytearray(version_2_bytes(random_net(8, seed=3))[:-4])
     struct.pack_into("<H", data, 6, nnue.FEATURES_KING4)
