@@ -351,16 +351,19 @@ def test_correction_scale_shrinks_the_net_output(tmp_path: Path) -> None:
     assert np.abs(half - full / 2).max() <= 3  # rounding of the halved weights only
 
 
+def opening_chunk(folder: Path, name: str, scores: list[int]) -> int:
+    """A chunk `name` of up to four positions of one opening, scored `scores`; returns its count."""
+    board = chess.Board()
+    records = []
+    for score, move in zip(scores, ["e2e4", "e7e5", "g1f3", "b8c6"]):
+        records.append(Record(board.copy(stack=False), score, RESULT_UNKNOWN))
+        board.push_uci(move)
+    return write_chunk(folder / f"{name}.psd.xz", records)
+
+
 def test_merge_takes_recorded_readable_new_chunks_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from training import merge
-
-    def chunk(folder: Path, name: str, scores: list[int]) -> int:
-        board = chess.Board()
-        records = []
-        for score, move in zip(scores, ["e2e4", "e7e5", "g1f3", "b8c6"]):
-            records.append(Record(board.copy(stack=False), score, RESULT_UNKNOWN))
-            board.push_uci(move)
-        return write_chunk(folder / f"{name}.psd.xz", records)
+    chunk = opening_chunk
 
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir(), there.mkdir()
@@ -395,12 +398,7 @@ def test_verify_reads_back_and_names_orphans_damage_and_miscounts(tmp_path: Path
     from training import verify
 
     def chunk(name: str, scores: list[int]) -> int:
-        board = chess.Board()
-        records = []
-        for score, move in zip(scores, ["e2e4", "e7e5", "g1f3", "b8c6"]):
-            records.append(Record(board.copy(stack=False), score, RESULT_UNKNOWN))
-            board.push_uci(move)
-        return write_chunk(tmp_path / f"{name}.psd.xz", records)
+        return opening_chunk(tmp_path, name, scores)
 
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
     subprocess.run([*git, "init", "-q"], check=True)
