@@ -6,8 +6,9 @@ A run of `training.datagen` elsewhere (the lent device, another clone; split
 from this folder's run with ``--first-chunk``) leaves chunk files and its
 own `provenance.json`.  Each of its chunks is taken only if that provenance
 records it (a file written after its run's last save is an orphan: it is
-skipped, and a later run there or here remakes it), its file decodes, and
-the decoded count equals the recorded one; a chunk this folder already has
+skipped, and a later run there or here remakes it), its file decodes
+record by record and the count equals the recorded one (the read-back of
+`training.verify.read_back`, as before a commit); a chunk this folder already has
 is left alone, unless the files are the same bytes (chunks are
 deterministic, so two machines that made the same one made the same file).
 The chunk entries are added to this folder's `provenance.json` and
@@ -25,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from training.datagen import load_provenance, save_provenance
-from training.records import DataFormatError, chunk_exists, chunk_name, chunk_paths, read_raw, RECORD_SIZE
+from training.records import chunk_exists, chunk_name, chunk_paths
+from training.verify import ChunkRejected, read_back
 
 
 @dataclass
@@ -57,11 +59,8 @@ def merge(destination: Path, sources: list[Path]) -> Merged:
                 (merged.already if same else merged.conflicts).append(name)
                 continue
             try:
-                count = len(read_raw(path)) // RECORD_SIZE
-            except DataFormatError:
-                merged.bad.append(name)
-                continue
-            if count != recorded[name]["written"]:
+                count = read_back(path, recorded)
+            except ChunkRejected:
                 merged.bad.append(name)
                 continue
             shutil.copyfile(path, destination / path.name)

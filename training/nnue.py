@@ -392,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="with king4: train a shared 768-input block plus each king bucket's difference")
     parser.add_argument("--layer2", type=int, default=0, choices=range(0, 257), metavar="L",
                         help="units of a second hidden layer (float32; default 0, none)")
-    parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay of w1 and w2")
+    parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay (AdamW) of every weight matrix, not the biases")
     parser.add_argument("--compare", action="append", default=[], type=Path, metavar="NET",
                         help="also print this net file's held-out loss as played, on the same positions")
     args = parser.parse_args(argv)

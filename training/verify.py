@@ -29,6 +29,36 @@ from training.datagen import load_provenance
 from training.records import DataFormatError, chunk_name, chunk_paths, read_chunk
 
 
+class ChunkRejected(Exception):
+    """A chunk file that does not read back as its provenance recorded it.
+
+    `kind` is ``"orphan"`` (provenance does not name it), ``"unreadable"``
+    (the reader's message names the offset) or ``"miscounted"``.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def read_back(path: Path, recorded: dict[str, dict]) -> int:
+    """Decode one chunk file record by record and return its count if provenance vouches for it.
+
+    The one check both the read-back and `training.merge` apply, so a chunk
+    that would fail here is never merged.
+    """
+    name = chunk_name(path)
+    if name not in recorded:
+        raise ChunkRejected("orphan", name)
+    try:
+        count = len(read_chunk(path))
+    except DataFormatError as error:
+        raise ChunkRejected("unreadable", str(error)) from error
+    if count != recorded[name]["written"]:
+        raise ChunkRejected("miscounted", f"{name} ({count} records, provenance says {recorded[name]['written']})")
+    return count
+
+
 @dataclass
 class Verified:
     """What a read-back found, chunk by chunk."""
@@ -60,23 +90,15 @@ def verify(directory: Path, paths: list[Path] | None = None, remove_orphans: boo
     paths = chunk_paths(directory) if paths is None else paths
     verified = Verified()
     for path in paths:
-        name = chunk_name(path)
         verified.files += 1
-        if name not in recorded:
-            if remove_orphans:
-                path.unlink()
-            else:
-                verified.orphans.append(name)
-            continue
         try:
-            count = len(read_chunk(path))
-        except DataFormatError as error:
-            verified.unreadable.append(str(error))
-            continue
-        if count != recorded[name]["written"]:
-            verified.miscounted.append(f"{name} ({count} records, provenance says {recorded[name]['written']})")
-            continue
-        verified.records += count
+            verified.records += read_back(path, recorded)
+        except ChunkRejected as rejected:
+            if rejected.kind == "orphan" and remove_orphans:
+                path.unlink()
+                continue
+            {"orphan": verified.orphans, "unreadable": verified.unreadable,
+             "miscounted": verified.miscounted}[rejected.kind].append(str(rejected))
     if whole:
         present = {chunk_name(path) for path in paths}
         verified.missing = sorted(name for name in recorded if name not in present)
