@@ -96,7 +96,7 @@ class Position:
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
                  "_b2", "_bucket_of", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors",
-                 "_kings", "_king_states", "_deep")
+                 "_kings", "_king_states", "_deep", "_inputs")
 
     def __init__(self, board: chess.Board, net: Net | None = None) -> None:
         self.board = board
@@ -117,6 +117,9 @@ class Position:
             self._deep = net.deep_score if net.deep is not None else None
             self._qa, self._divisor, self._cp_scale = net.qa, net.qa * net.qb, net.cp_scale
             self._clip = np.empty_like(self.acc)
+            if net.deep is not None:  # the second layer reads [clipped | 1] in float64: clip straight into it
+                self._inputs = net.deep_inputs()
+                self._clip = self._inputs[:-1]
             self._base = net.base == BASE_CLASSICAL
         self._undo: list[tuple] = []
         # Keys of the positions since the last irreversible move of the game,
@@ -245,7 +248,7 @@ class Position:
         board = self.board
         bucket = self._bucket_of[board.occupied.bit_count()]
         if self._deep is not None:
-            score = self._deep(clipped, board.turn, bucket)
+            score = self._deep(self._inputs, board.turn, bucket)
         else:
             score = (int(clipped @ self._head[bucket][board.turn]) + self._b2[bucket]) * self._cp_scale // self._divisor
         if self._base:

@@ -1,6 +1,7 @@
 """The learned evaluation: net file, incremental accumulators, symmetry, the search, the UCI options."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import random
@@ -222,27 +223,48 @@ def test_a_second_layer_round_trips_and_is_named(tmp_path: Path) -> None:
 
 
 def deep_score_reference(net: Net, clipped: np.ndarray, turn: chess.Color, bucket: int) -> int:
-    """`Net.deep_score` written plainly, in the same float32 steps (the hot one prepares its tables once)."""
-    h = net.hidden
-    weight = net.deep.weight / np.float32(net.qa)
-    a = clipped.astype(np.float32)
-    stm, rest = (a[:h], a[h:]) if turn else (a[h:], a[:h])
-    z = np.clip(stm @ weight[:h] + rest @ weight[h:] + net.deep.bias, 0.0, 1.0)
-    return math.floor((float(z @ net.deep.out_weight[bucket]) + float(net.deep.out_bias[bucket])) * net.cp_scale)
+    """`Net.deep_score` in Python integers: the float32 weights scaled by DEEP_SCALE and rounded, one sum at a time."""
+    scale, qa = nnue.DEEP_SCALE, net.qa
+    stm, rest = (clipped[:net.hidden], clipped[net.hidden:]) if turn else (clipped[net.hidden:], clipped[:net.hidden])
+    inputs = [int(value) for value in np.concatenate([stm, rest])]
+    hidden2 = []
+    for unit in range(net.deep.size):
+        total = round(float(net.deep.bias[unit]) * qa * scale)
+        for value, weight in zip(inputs, net.deep.weight[:, unit]):
+            total += value * round(float(weight) * scale)
+        hidden2.append(min(max(total, 0), qa * scale))
+    out = round(float(net.deep.out_bias[bucket]) * qa * scale * scale)
+    out += sum(value * round(float(weight) * scale) for value, weight in zip(hidden2, net.deep.out_weight[bucket]))
+    return out * net.cp_scale // (qa * scale * scale)
 
 
-def test_the_second_layers_hot_path_is_the_plain_arithmetic() -> None:
+def test_the_second_layers_float64_arithmetic_is_exact_integer_arithmetic() -> None:
     net = random_net(24, seed=9, buckets=4, layer2=16)
     rng = np.random.default_rng(3)
+    inputs = net.deep_inputs()
     scores = set()
-    for _ in range(300):
-        clipped = np.clip(rng.integers(-100, 400, 2 * net.hidden), 0, net.qa).astype(np.int32)
+    for _ in range(100):
+        clipped = np.clip(rng.integers(-100, 400, 2 * net.hidden), 0, net.qa)
+        inputs[:-1] = clipped
         for turn in chess.COLORS:
             for bucket in range(net.buckets):
-                score = net.deep_score(clipped, turn, bucket)
+                score = net.deep_score(inputs, turn, bucket)
                 assert score == deep_score_reference(net, clipped, turn, bucket)
                 scores.add(score)
-    assert len(scores) > 500  # the clips and buckets are exercised, not one constant
+    assert len(scores) > 300  # the clips and buckets are exercised, not one constant
+
+
+def test_a_second_layer_too_large_for_exact_sums_is_refused(tmp_path: Path) -> None:
+    net = random_net(8, seed=4, layer2=4)
+    huge = nnue.DeepHead(net.deep.weight * 1e9, net.deep.bias, net.deep.out_weight, net.deep.out_bias)
+    for name, deep, sane in (("sane.nnue", net.deep, True), ("huge.nnue", huge, False)):
+        path = tmp_path / name
+        path.write_bytes(dataclasses.replace(net, deep=deep).to_bytes())
+        if sane:
+            assert nnue.load(path).deep is not None
+        else:
+            with pytest.raises(NetError, match="too large for exact arithmetic"):
+                nnue.load(path)
 
 
 def test_version_2_cannot_hold_king_buckets(tmp_path: Path) -> None:

@@ -44,6 +44,7 @@ import sys
 import time
 from pathlib import Path
 
+import chess
 import numpy as np
 
 from eval.nnue import (BASE_CLASSICAL, BASE_NONE, FEATURES_768, FEATURES_KING4, INPUTS, KING_BUCKETS, DeepHead, Net,
@@ -248,11 +249,12 @@ def quantised_cp(net: Net, stm, other, bucket: np.ndarray | None = None) -> np.n
     a_stm = np.clip(stm.astype(np.int64) @ w1 + net.b1, 0, net.qa)
     a_other = np.clip(other.astype(np.int64) @ w1 + net.b1, 0, net.qa)
     h = net.hidden
-    if net.deep is not None:  # float32 as in `Net.deep_score`; a batch may round a step apart from one position
-        own, rest = net.deep_halves
-        z = np.clip(a_stm.astype(np.float32) @ own + a_other.astype(np.float32) @ rest + net.deep.bias, 0, 1)
-        out = np.einsum("ij,ij->i", z, net.deep.out_weight[bucket]) + net.deep.out_bias[bucket]
-        return np.floor(out.astype(np.float64) * net.cp_scale).astype(np.int64)
+    if net.deep is not None:  # the engine's exact arithmetic (`DeepTables`): a batch scores as each position alone
+        tables = net.deep_tables
+        inputs = np.concatenate([a_stm, a_other, np.ones((len(a_stm), 1), np.int64)], axis=1).astype(np.float64)
+        z = np.clip(inputs @ tables.inputs[chess.WHITE], 0.0, tables.top)  # White's table: side to move first
+        out = np.einsum("ij,ij->i", z, np.array(tables.out)[bucket]) + np.array(tables.out_bias, np.float64)[bucket]
+        return (out.astype(np.int64).astype(object) * net.cp_scale // tables.divisor).astype(np.int64)
     w2 = net.w2.astype(np.int64)[bucket]
     total = np.einsum("ij,ij->i", a_stm, w2[:, :h]) + np.einsum("ij,ij->i", a_other, w2[:, h:])
     return (total + np.array(net.b2, dtype=np.int64)[bucket]) * net.cp_scale // (net.qa * net.qb)
