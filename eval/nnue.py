@@ -190,8 +190,10 @@ class DeepTables:
         out_bias = [round(float(b) * qa * DEEP_SCALE * DEEP_SCALE) for b in deep.out_bias]
         return cls((black, white), float(qa * DEEP_SCALE), out, out_bias, qa * DEEP_SCALE * DEEP_SCALE)
 
-    def exact(self, qa: int) -> bool:
+    @property
+    def exact(self) -> bool:
         """Whether no sum can reach EXACT_LIMIT (a sane net is far below it; a hostile file may not be)."""
+        qa = self.top / DEEP_SCALE  # an input's largest value
         layer = qa * np.abs(self.inputs[1][:-1]).sum(axis=0) + np.abs(self.inputs[1][-1])
         output = max(self.top * float(np.abs(row).sum()) + abs(b) for row, b in zip(self.out, self.out_bias))
         return float(layer.max()) < EXACT_LIMIT and output < EXACT_LIMIT
@@ -445,7 +447,7 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
             raise NetError(f"{name}: the second layer holds a value that is not a finite number")
         net = Net(hidden, qa, qb, cp_scale, w1, b1, np.zeros((buckets, 2 * hidden), np.int16), (0,) * buckets,
                   name, base, feature_set, DeepHead(*arrays))
-        if not net.deep_tables.exact(qa):
+        if not net.deep_tables.exact:
             raise NetError(f"{name}: the second layer's weights are too large for exact arithmetic")
         return net
     w2 = np.frombuffer(data, "<i2", buckets * 2 * hidden, at).reshape(buckets, 2 * hidden).astype(np.int16)

@@ -116,10 +116,11 @@ class Position:
             self._head, self._b2, self._bucket_of = net.head, net.b2, net.bucket_of
             self._deep = net.deep_score if net.deep is not None else None
             self._qa, self._divisor, self._cp_scale = net.qa, net.qa * net.qb, net.cp_scale
-            self._clip = np.empty_like(self.acc)
             if net.deep is not None:  # the second layer reads [clipped | 1] in float64: clip straight into it
                 self._inputs = net.deep_inputs()
                 self._clip = self._inputs[:-1]
+            else:
+                self._clip = np.empty_like(self.acc)
             self._base = net.base == BASE_CLASSICAL
         self._undo: list[tuple] = []
         # Keys of the positions since the last irreversible move of the game,

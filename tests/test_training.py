@@ -363,17 +363,16 @@ def opening_chunk(folder: Path, name: str, scores: list[int]) -> int:
 
 def test_merge_takes_recorded_readable_new_chunks_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from training import merge
-    chunk = opening_chunk
 
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir(), there.mkdir()
-    mine = {"play-0000": {"written": chunk(here, "play-0000", [10, 20])}}
+    mine = {"play-0000": {"written": opening_chunk(here, "play-0000", [10, 20])}}
     datagen.save_provenance(here, {"seed": 1, "chunks": dict(mine)})
-    theirs = {"play-0000": {"written": chunk(there, "play-0000", [10, 20])},  # the same file: already here
-              "play-0001": {"written": chunk(there, "play-0001", [1, 2, 3])},
+    theirs = {"play-0000": {"written": opening_chunk(there, "play-0000", [10, 20])},  # the same file: already here
+              "play-0001": {"written": opening_chunk(there, "play-0001", [1, 2, 3])},
               "play-0002": {"written": 9}}  # miscounted
-    chunk(there, "play-0002", [5])
-    chunk(there, "play-0003", [7, 8])  # written after the last save: an orphan
+    opening_chunk(there, "play-0002", [5])
+    opening_chunk(there, "play-0003", [7, 8])  # written after the last save: an orphan
     datagen.save_provenance(there, {"seed": 1, "chunks": theirs})
     assert merge.main([str(here), str(there)]) == 1
     err = capsys.readouterr().err
@@ -385,7 +384,7 @@ def test_merge_takes_recorded_readable_new_chunks_only(tmp_path: Path, capsys: p
     assert not (here / "play-0002.psd.xz").exists() and not (here / "play-0003.psd.xz").exists()
     # A different file under a name this folder has is a conflict, never overwritten.
     (there / "play-0001.psd.xz").unlink()
-    theirs["play-0001"]["written"] = chunk(there, "play-0001", [4, 5, 6])
+    theirs["play-0001"]["written"] = opening_chunk(there, "play-0001", [4, 5, 6])
     del theirs["play-0002"]
     (there / "play-0002.psd.xz").unlink(), (there / "play-0003.psd.xz").unlink()
     datagen.save_provenance(there, {"chunks": theirs})
@@ -397,22 +396,19 @@ def test_merge_takes_recorded_readable_new_chunks_only(tmp_path: Path, capsys: p
 def test_verify_reads_back_and_names_orphans_damage_and_miscounts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from training import verify
 
-    def chunk(name: str, scores: list[int]) -> int:
-        return opening_chunk(tmp_path, name, scores)
-
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
     subprocess.run([*git, "init", "-q"], check=True)
-    recorded = {"play-0000": {"written": chunk("play-0000", [1, 2])}}
+    recorded = {"play-0000": {"written": opening_chunk(tmp_path, "play-0000", [1, 2])}}
     datagen.save_provenance(tmp_path, {"chunks": dict(recorded)})
     subprocess.run([*git, "add", "."], check=True)
     subprocess.run([*git, "commit", "-qm", "first"], check=True)
-    recorded["play-0001"] = {"written": chunk("play-0001", [3, 4, 5])}
+    recorded["play-0001"] = {"written": opening_chunk(tmp_path, "play-0001", [3, 4, 5])}
     recorded["play-0002"] = {"written": 7}  # provenance says 7; the file holds 1
-    chunk("play-0002", [6])
-    recorded["play-0004"] = {"written": chunk("play-0004", [1, 1])}
+    opening_chunk(tmp_path, "play-0002", [6])
+    recorded["play-0004"] = {"written": opening_chunk(tmp_path, "play-0004", [1, 1])}
     damaged = (tmp_path / "play-0004.psd.xz").read_bytes()
     (tmp_path / "play-0004.psd.xz").write_bytes(damaged[:len(damaged) // 2])  # truncated
-    chunk("play-0003", [8, 9])  # written after the last save: an orphan
+    opening_chunk(tmp_path, "play-0003", [8, 9])  # written after the last save: an orphan
     recorded["play-0005"] = {"written": 3}  # recorded, never written
     datagen.save_provenance(tmp_path, {"chunks": recorded})
     assert [path.name for path in verify.untracked_chunks(tmp_path)] == [
