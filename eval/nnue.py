@@ -120,6 +120,11 @@ DEEP_SCALE = 2 ** 16
 #: Integers up to this are exact in float64, and so is every sum of them below it.
 EXACT_LIMIT = 2 ** 53
 BUNDLED = Path(__file__).with_name("default.nnue")
+#: numpy's clip ufunc itself, for the search's once-a-node clipped ReLU.
+#: `np.clip` and `ndarray.clip` wrap it in Python-level argument handling
+#: that costs several times the clip of 256 numbers (docs/nnue.md, session
+#: 31); the ufunc lives in ``numpy._core`` (``numpy.core`` before numpy 2).
+clip_into = (getattr(np, "_core", None) or np.core).umath.clip
 #: Whether the engine searches with the bundled net unless told otherwise
 #: (`Use NNUE`'s default).  On since session 13: the bundled residual net
 #: beat the classical evaluation at 10+0.1 (docs/nnue.md).
