@@ -159,7 +159,8 @@ def test_the_trainer_command_writes_a_deep_bucketed_king_net(tmp_path: Path, cap
     assert "--mirror ignored: king4" in log
     assert "quantisation error on" in log and re.search(r"held-out loss as played \(correction x 0.5\): "
                                                         r"float32 0\.\d+, integer 0\.\d+", log), log
-    assert re.search(r"held-out loss as played of .*default.nnue \(768->128x2->1\): 0\.\d+", log), log
+    bundled = re.escape(f"default.nnue ({nnue.bundled_net().architecture}): ")
+    assert re.search(rf"held-out loss as played of .*{bundled}0\.\d+", log), log
     assert trainer.main(["--data", str(data), "--out", str(out), "--compare", str(tmp_path / "none.nnue")]) == 1
     assert "none.nnue: cannot read" in capsys.readouterr().err
 
