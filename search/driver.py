@@ -99,11 +99,20 @@ class Searcher:
         #: Depths this searcher passes over (a Lazy SMP helper's diversity,
         #: search/smp.py); None: every depth.  The last depth is never skipped.
         self.skip_depth: Callable[[int], bool] | None = None
+        #: Static evaluations kept from search to search, and the net they are of.
+        self._evals: tuple[Net | None, dict[int, int]] = (net, {})
 
     def clear(self) -> None:
         """Forget everything learnt (`ucinewgame`, `Clear Hash`)."""
         self.tt.clear()
         self.orderer.clear()
+        self._evals = (self.net, {})
+
+    def evals(self) -> dict[int, int]:
+        """The evaluation cache for a search with `self.net`: a new one if the net changed since the last."""
+        if self._evals[0] is not self.net:
+            self._evals = (self.net, {})
+        return self._evals[1]
 
     def search(
         self,
@@ -130,7 +139,7 @@ class Searcher:
         clock = SearchClock(limits, board.turn, move_overhead, stop or threading.Event(), ponderhit)
         self.tt.new_search()
         self.orderer.age()
-        pos = Position(board.copy(), self.net)
+        pos = Position(board.copy(), self.net, self.evals())
         tree = AlphaBeta(pos, self.tt, self.features, clock.should_stop, self.orderer, tablebases=self.tablebases)
         moves, on_iteration = self._root_moves(pos, limits, on_iteration)
         run = RootSearch(tree, RootMoves(moves), clock, self.features, on_iteration, on_currmove)

@@ -8,6 +8,9 @@ would be slow to recompute from scratch there:
   incremental update can be tested against python-chess's full computation);
 * the packed evaluation sums (middlegame, endgame, phase) of `eval.evaluate`;
 * with a net, the NNUE accumulators of both perspectives (`eval.nnue`);
+* a cache of static evaluations by key (a third or more of the positions a
+  search evaluates were evaluated before: transpositions, and the same
+  quiescence leaves at every depth of iterative deepening);
 * the history of keys, for cheap repetition detection.
 
 The alpha-beta code talks to positions only through the methods used in
@@ -38,6 +41,9 @@ ZOBRIST_PIECE = [
     for color in (chess.BLACK, chess.WHITE)  # index by the bool colour
 ]
 ZOBRIST_TURN = _RANDOM[780]
+
+#: The evaluation cache is emptied when it holds this many scores (some 6 MB).
+EVAL_CACHE_ENTRIES = 1 << 16
 ZOBRIST_EP_FILE = _RANDOM[772:780]
 
 
@@ -96,10 +102,13 @@ class Position:
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
                  "_b2", "_bucket_of", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors",
-                 "_kings", "_king_states", "_deep", "_inputs")
+                 "_kings", "_king_states", "_deep", "_inputs", "evals")
 
-    def __init__(self, board: chess.Board, net: Net | None = None) -> None:
+    def __init__(self, board: chess.Board, net: Net | None = None, evals: dict[int, int] | None = None) -> None:
+        """`evals`: the static scores of `net` by key, to share across searches (see `evaluate`); None: a new one."""
         self.board = board
+        #: Static evaluations by key, all from `net` (the owner resets it when the net changes).
+        self.evals: dict[int, int] = {} if evals is None else evals
         self.key = chess.polyglot.zobrist_hash(board)
         packed = packed_score(board)
         self.mg, self.eg, self.phase = packed.mg, packed.eg, packed.phase
@@ -238,22 +247,32 @@ class Position:
     def evaluate(self) -> int:
         """Static score for the side to move: the net's if there is one, else the classical one.
 
-        The net's head is `Net.score` inlined (numpy's clip ufunc with an
-        output buffer, `clip_into`, costs a fraction of `np.clip`); tests
-        check the two agree.
+        Looked up by key first (`evals`); a miss computes and stores it.  The
+        net's head is `Net.score` inlined (numpy's clip ufunc with an output
+        buffer, `clip_into`, costs a fraction of `np.clip`); tests check the
+        two agree, and that a search gives the same tree with or without the
+        cache.
         """
-        if self.net is None:
-            return finish(self.board, self.mg, self.eg, self.phase)
-        clipped = self._clip
-        clip_into(self.acc, 0, self._qa, out=clipped)
+        evals = self.evals
+        score = evals.get(self.key)
+        if score is not None:
+            return score
         board = self.board
-        bucket = self._bucket_of[board.occupied.bit_count()]
-        if self._deep is not None:
-            score = self._deep(self._inputs, board.turn, bucket)
+        if self.net is None:
+            score = finish(board, self.mg, self.eg, self.phase)
         else:
-            score = (int(clipped @ self._head[bucket][board.turn]) + self._b2[bucket]) * self._cp_scale // self._divisor
-        if self._base:
-            return score + finish(board, self.mg, self.eg, self.phase)
+            clipped = self._clip
+            clip_into(self.acc, 0, self._qa, out=clipped)
+            bucket = self._bucket_of[board.occupied.bit_count()]
+            if self._deep is not None:
+                score = self._deep(self._inputs, board.turn, bucket)
+            else:
+                score = (int(clipped @ self._head[bucket][board.turn]) + self._b2[bucket]) * self._cp_scale // self._divisor
+            if self._base:
+                score += finish(board, self.mg, self.eg, self.phase)
+        if len(evals) >= EVAL_CACHE_ENTRIES:
+            evals.clear()
+        evals[self.key] = score
         return score
 
     # --- make / unmake ----------------------------------------------------
