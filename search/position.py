@@ -41,10 +41,10 @@ ZOBRIST_PIECE = [
     for color in (chess.BLACK, chess.WHITE)  # index by the bool colour
 ]
 ZOBRIST_TURN = _RANDOM[780]
+ZOBRIST_EP_FILE = _RANDOM[772:780]
 
 #: The evaluation cache is emptied when it holds this many scores (some 6 MB).
 EVAL_CACHE_ENTRIES = 1 << 16
-ZOBRIST_EP_FILE = _RANDOM[772:780]
 
 
 def _castling_key(rights: int) -> int:
