@@ -31,3 +31,23 @@ def test_a_corrupt_net_is_named_and_refused(tmp_path: Path, capsys) -> None:
     bad.write_bytes(b"PSNN" + bytes(10))
     assert node_cost.main(["--net", str(bad), "--repeat", "1"]) == 2
     assert str(bad) in capsys.readouterr().err
+
+
+def test_every_timed_evaluation_is_computed_not_read_from_the_cache(monkeypatch) -> None:
+    """Run after run, the same positions are scored: each call must still compute its score."""
+    import search.position
+
+    computed = []
+    real_finish = search.position.finish
+
+    def counting_finish(*args):
+        computed.append(1)
+        return real_finish(*args)
+
+    monkeypatch.setattr(search.position, "finish", counting_finish)
+    boards = node_cost.sample([chess.STARTING_FEN])
+    positions = [search.position.Position(board.copy(), None) for board, _ in boards]
+    moves = [legal for _, legal in boards]
+    for _ in range(3):
+        node_cost._evaluate_seconds(positions, moves)
+    assert len(computed) == 3 * 20
