@@ -362,10 +362,16 @@ def test_bench_and_perft_are_still_subcommands(capsys: pytest.CaptureFixture[str
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGPIPE"), reason="no SIGPIPE on this platform")
-def test_main_as_a_library_leaves_the_callers_sigpipe_handling_alone(capsys: pytest.CaptureFixture[str]) -> None:
-    """Only the program restores SIGPIPE's default; a caller of `main` (this very test
-    process, which then writes to engines that may have quit) keeps its own handling."""
-    before = signal.getsignal(signal.SIGPIPE)
-    status, _, _ = run_main(["perft", "1"], capsys)
-    assert status == 0
-    assert signal.getsignal(signal.SIGPIPE) == before
+def test_the_program_keeps_sigpipe_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write to a Lazy SMP helper that just died must be an exception `search.smp`
+    handles, not a signal that kills the engine: the program runs with SIGPIPE ignored."""
+    import uci_engine.cli as cli
+
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda: seen.append(signal.getsignal(signal.SIGPIPE)) or 0)
+    before = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    try:
+        assert cli.entry_point() == 0
+    finally:
+        signal.signal(signal.SIGPIPE, before)
+    assert seen == [signal.SIG_IGN]

@@ -13,7 +13,7 @@ Each analysis subcommand lives in its own module (`analyse`, `epd`,
 from __future__ import annotations
 
 import argparse
-import signal
+import os
 import sys
 
 import chess
@@ -40,14 +40,35 @@ def _bench_tablebases(paths: str) -> Tablebases | None:
 def entry_point() -> int:
     """The program itself (`pawnstorm`, `python -m uci_engine`, the executable).
 
-    A GUI that goes away should end us quietly, not with a traceback, so the
-    program restores SIGPIPE's default action.  That is a process-wide setting:
-    it lives here, not in `main`, so that calling `main` as a library (the tests
-    do) leaves the caller's own handling of broken pipes alone.
+    A GUI (or a `| head`) that goes away must end us quietly, without a traceback.
+    SIGPIPE stays ignored (Python's default) rather than restored to its default
+    action: that action would kill the whole engine whenever the main process
+    writes to the pipe of a Lazy SMP helper that has just died, before
+    `search.smp` can report the helper and search on.  A broken stdout instead
+    surfaces as `BrokenPipeError`: the UCI loop stops serving when its output
+    closes, and a subcommand ends here.  Either way, stdout is pointed at the
+    null device so that the interpreter's last flush cannot complain either.
     """
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    return main()
+    try:
+        status = main()
+    except BrokenPipeError:  # a subcommand's reader left before its report ended
+        _silence_stdout()
+        return 1
+    try:
+        sys.stdout.flush()  # what the UCI loop's closed output could not deliver
+    except BrokenPipeError:
+        _silence_stdout()
+    return status
+
+
+def _silence_stdout() -> None:
+    """Point stdout's file descriptor at the null device (its reader is gone)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:

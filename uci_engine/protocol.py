@@ -107,7 +107,8 @@ class UciEngine:
             stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace", newline=None)
         try:
             for line in stream:
-                if self.handle(line):
+                # A closed output means the GUI is gone: nobody reads what we would say.
+                if self.handle(line) or self.out.closed:
                     break
         except KeyboardInterrupt:
             pass
