@@ -141,8 +141,12 @@ def helper_main(slot: int, conn: Connection, stop: Any, shared: Any, table_name:
     searcher = Searcher(1)
     table = searcher.tt = _attach_or_private(table_name)
     watch = _StopWatch(stop, parent, shared, slot)
-    conn.send(("ready",))
-    while True:
+    try:
+        conn.send(("ready",))
+        serving = True
+    except OSError:
+        serving = False  # the main process is already gone
+    while serving:
         try:
             message = conn.recv()
         except (EOFError, OSError):
@@ -168,7 +172,10 @@ def helper_main(slot: int, conn: Connection, stop: Any, shared: Any, table_name:
             searcher.skip_depth = skips(slot, board.ply())
             result = searcher.search(board, limits, stop=watch, on_iteration=watch.finished)  # type: ignore[arg-type]
             shared[slot * SLOT_WORDS + NODES] = result.nodes
-            conn.send(("done", result.depth, result.nodes))
+            try:
+                conn.send(("done", result.depth, result.nodes))
+            except OSError:
+                break  # the main process is gone
     if isinstance(table, SharedTranspositionTable):
         table.close()
 

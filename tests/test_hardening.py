@@ -131,7 +131,7 @@ def test_quit_at_any_moment_exits_cleanly(engine_cmd, repo_root, engine_env, thr
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_gui_going_away_ends_the_engine_quietly(engine_cmd, repo_root, engine_env, threads: int) -> None:
-    """Reading end of stdout closed: writes fail with EPIPE; no traceback, no hang, exit 0."""
+    """Reading end of stdout closed: writes fail with EPIPE; no traceback, no hang, status 1."""
     proc = subprocess.Popen(engine_cmd, cwd=repo_root, env=engine_env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None
@@ -151,9 +151,34 @@ def test_gui_going_away_ends_the_engine_quietly(engine_cmd, repo_root, engine_en
     err = proc.stderr.read()
     assert "Traceback" not in err
     # Its first write (the reply to `uci`) meets the closed pipe: the loop stops serving
-    # and the program ends normally -- not killed by SIGPIPE, not an exception.
-    assert code == 0, (code, err)
+    # and the program ends with status 1 -- not killed by SIGPIPE, not an exception.
+    assert code == 1, (code, err)
     assert "Exception ignored" not in err, err
+
+
+def test_a_gui_that_stops_reading_stops_the_search_and_the_loop() -> None:
+    """Under `go infinite` nobody will send `stop` once the GUI is gone: the broken
+    output itself stops the search, and the loop serves no further command."""
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+    engine = UciEngine(Output(Gone()))
+    engine.handle("setoption name OwnBook value false")
+    engine.handle("go infinite")
+    search = engine._search_thread
+    assert search is not None
+    search.join(timeout=60)  # hang guard only: the first `info` line meets the closed pipe
+    assert not search.is_alive()
+    served = []
+
+    def commands():
+        for line in ["isready\n", "go infinite\n", "quit\n"]:
+            served.append(line)
+            yield line
+
+    engine.run(commands())  # type: ignore[arg-type]
+    assert served == ["isready\n"]
 
 
 def test_huge_bad_input_is_not_echoed_back_in_full() -> None:
@@ -192,11 +217,17 @@ def test_a_hash_size_that_cannot_be_allocated_leaves_a_working_table(monkeypatch
     assert engine.options["Hash"] == 16  # and the option says so
 
 
-@pytest.mark.parametrize("command", [["perft", "3"], ["analyse", "--depth", "3"]])
+@pytest.mark.parametrize("buffered", [False, True])
+@pytest.mark.parametrize("command", [["perft", "3"], ["analyse", "--depth", "3"], ["--help"]])
 def test_a_subcommand_whose_reader_left_ends_quietly(engine_cmd, repo_root, engine_env,
-                                                    command: list[str]) -> None:
-    """`pawnstorm analyse ... | head` with the reader gone: status 1, nothing on stderr."""
-    proc = subprocess.Popen(engine_cmd + command, cwd=repo_root, env=engine_env,
+                                                    command: list[str], buffered: bool) -> None:
+    """`pawnstorm analyse ... | head` with the reader gone: status 1, nothing on stderr,
+    whether the first write fails (unbuffered) or only the last flush does (a pipe's default).
+    (argparse itself swallows a failed write of `--help`: then the status stays 0.)"""
+    env = dict(engine_env)
+    if buffered:
+        env.pop("PYTHONUNBUFFERED", None)
+    proc = subprocess.Popen(engine_cmd + command, cwd=repo_root, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stderr is not None
@@ -207,5 +238,5 @@ def test_a_subcommand_whose_reader_left_ends_quietly(engine_cmd, repo_root, engi
         proc.kill()
         raise AssertionError("subcommand hung after its stdout was closed")
     err = proc.stderr.read()
-    assert code == 1, (code, err)
+    assert code == (0 if command == ["--help"] and not buffered else 1), (code, err)
     assert err == "", err

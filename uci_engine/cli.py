@@ -45,38 +45,44 @@ def entry_point() -> int:
     action: that action would kill the whole engine whenever the main process
     writes to the pipe of a Lazy SMP helper that has just died, before
     `search.smp` can report the helper and search on.  A broken stdout instead
-    surfaces as `BrokenPipeError`: the UCI loop stops serving when its output
-    closes, and a subcommand ends here.  Either way, stdout is pointed at the
-    null device so that the interpreter's last flush cannot complain either.
+    surfaces as `BrokenPipeError`: the UCI loop stops its search and serving
+    when its output closes, and a subcommand ends here.  Either way the status
+    is 1 and nothing reaches stderr.
     """
     try:
         status = main()
     except BrokenPipeError:  # a subcommand's reader left before its report ended
-        _silence_stdout()
+        _flush_stdout()
         return 1
+    except SystemExit:  # argparse's --help and usage errors end this way
+        if not _flush_stdout():
+            return 1
+        raise
+    return status if _flush_stdout() else 1
+
+
+def _flush_stdout() -> bool:
+    """Deliver what stdout still buffers; False (and stdout silenced) when its reader is gone."""
     try:
-        sys.stdout.flush()  # what the UCI loop's closed output could not deliver
+        sys.stdout.flush()
+        return True
     except BrokenPipeError:
-        _silence_stdout()
-    return status
-
-
-def _silence_stdout() -> None:
-    """Point stdout's file descriptor at the null device (its reader is gone)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
+        # Point the file descriptor at the null device so that the interpreter's
+        # own last flush finds nothing to complain about.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the UCI loop or the subcommand in `argv` (default: the command line)."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
-        UciEngine().run()
-        return 0
+        return _serve()
 
     parser = argparse.ArgumentParser(prog="pawnstorm", description="Pawnstorm chess engine (UCI).")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -114,5 +120,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(board)
         divide(board[0], args.depth)
     else:
-        UciEngine().run()
+        return _serve()
     return 0
+
+
+def _serve() -> int:
+    """The UCI loop; status 1 when it ended because the GUI stopped reading our output."""
+    engine = UciEngine()
+    engine.run()
+    return 1 if engine.out.closed else 0

@@ -89,20 +89,22 @@ def bench(depth: int = DEFAULT_BENCH_DEPTH, hash_mb: int = DEFAULT_HASH_MB, emit
         parallel.set_threads(threads)
         parallel.tablebases = tablebases
     start = time.perf_counter()
-    for index, fen in enumerate(BENCH_FENS, 1):
-        board = chess.Board(fen)
+    try:
+        for index, fen in enumerate(BENCH_FENS, 1):
+            board = chess.Board(fen)
+            if parallel is not None:
+                parallel.clear()
+                searcher: Searcher = parallel
+            else:
+                searcher = Searcher(hash_mb, features, net=net)
+                searcher.tablebases = tablebases
+            result = searcher.search(board, Limits(depth=depth))
+            total_nodes += result.nodes
+            emit(f"Position: {index}/{len(BENCH_FENS)} ({fen}) bestmove {result.best_move} nodes {result.nodes}")
+        elapsed = time.perf_counter() - start
+    finally:  # helpers and the shared table go even when the report cannot be written
         if parallel is not None:
-            parallel.clear()
-            searcher: Searcher = parallel
-        else:
-            searcher = Searcher(hash_mb, features, net=net)
-            searcher.tablebases = tablebases
-        result = searcher.search(board, Limits(depth=depth))
-        total_nodes += result.nodes
-        emit(f"Position: {index}/{len(BENCH_FENS)} ({fen}) bestmove {result.best_move} nodes {result.nodes}")
-    elapsed = time.perf_counter() - start
-    if parallel is not None:
-        parallel.close()
+            parallel.close()
     emit("")
     emit("===========================")
     emit(f"Total time (ms) : {int(elapsed * 1000)}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import TextIO
+from typing import Callable, TextIO
 
 
 #: Longest `info string` text sent; longer messages are cut.
@@ -20,6 +20,8 @@ class Output:
         self.stream = stream or sys.stdout
         self.lock = threading.Lock()
         self.closed = False
+        #: Run once when a write finds the reader gone (the engine stops its search).
+        self.on_close: Callable[[], None] | None = None
 
     def send(self, line: str) -> None:
         with self.lock:
@@ -30,6 +32,8 @@ class Output:
                 self.stream.flush()
             except (BrokenPipeError, OSError, ValueError):
                 self.closed = True
+                if self.on_close is not None:
+                    self.on_close()
 
     def info_string(self, message: str) -> None:
         # Newlines would end the info line early and confuse the GUI, and

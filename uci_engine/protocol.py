@@ -44,6 +44,7 @@ NO_TABLEBASES = "<empty>"
 class UciEngine:
     def __init__(self, output: Output | None = None) -> None:
         self.out = output or Output()
+        self.out.on_close = self.stop_search  # nobody reads the result: stop searching at once
         self.board = chess.Board()
         self.debug = False
         #: The net `EvalFile` names (kept when a new file fails to load);
