@@ -2,8 +2,10 @@
 # Labelled positions on a lent many-core machine that reaches no registry.
 #
 #   bash tools/device_datagen.sh prepare          # here: pack what the run needs into .dev/ (git-ignored)
+#   bash tools/device_datagen.sh aside            # here, before the device call: data/nnue out of the tree
 #   bash tools/device_datagen.sh run FIRST SECS   # there, in the repository root: play chunks from
 #                                                 # index FIRST on for SECS seconds; $OUT/chunks.tar back
+#   bash tools/device_datagen.sh back             # here, after the last device call
 #   python -m training.merge data/nnue DIR...     # here, each returned tar unpacked into its own DIR
 #
 # Why a script: the machine has python3 with numpy and tqdm but neither
@@ -12,7 +14,10 @@
 # indices apart from the local generator's (training.datagen --first-chunk);
 # the chunks are the same bytes wherever they are made.  The run ends by
 # SIGINT at SECS; chunks finished after the generator's last provenance save
-# come back as orphans, which training.merge skips.
+# come back as orphans, which training.merge skips.  The data itself never
+# travels: the run needs none of it, and data/nnue alone is over 40 MB, so
+# `aside` moves it next to the repository for the calls (stop the local
+# generator first) and `back` returns it.
 set -u
 case "${1:-}" in
 prepare)
@@ -20,13 +25,24 @@ prepare)
     grep -qx "/.dev/" .git/info/exclude 2>/dev/null || echo "/.dev/" >> .git/info/exclude
     stockfish=$(command -v stockfish || echo /usr/games/stockfish)
     xz -T2 -6 -c "$stockfish" > .dev/stockfish.xz
-    python3 - <<'EOF'
+    python=python3
+    [ -x .venv/bin/python ] && python=.venv/bin/python  # the one with python-chess
+    "$python" - <<'EOF'
 import pathlib, shutil, chess
 source = pathlib.Path(chess.__file__).parent
 shutil.rmtree(".dev/site/chess", ignore_errors=True)
 shutil.copytree(source, ".dev/site/chess", ignore=shutil.ignore_patterns("__pycache__"))
 EOF
     du -sh .dev
+    ;;
+aside)
+    [ -e ../nnue-aside ] && { echo "../nnue-aside exists: run 'back' first"; exit 1; }
+    pgrep -f training.datagen > /dev/null && { echo "stop the local generator first"; exit 1; }
+    mv data/nnue ../nnue-aside && echo "data/nnue -> ../nnue-aside"
+    ;;
+back)
+    [ -e data/nnue ] && { echo "data/nnue exists: not moving ../nnue-aside over it"; exit 1; }
+    mv ../nnue-aside data/nnue && echo "../nnue-aside -> data/nnue"
     ;;
 run)
     first=${2:?first chunk index}; secs=${3:?seconds}; workers=${4:-$(nproc)}
@@ -44,6 +60,6 @@ run)
     tar cf "$OUT/chunks.tar" -T /tmp/device-datagen-list provenance.json
     ;;
 *)
-    sed -n 2,17p "$0"; exit 2
+    sed -n 2,23p "$0"; exit 2
     ;;
 esac
