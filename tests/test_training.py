@@ -295,6 +295,32 @@ def test_datagen_is_deterministic_resumable_and_labels_tree_positions(tmp_path: 
     assert "3 done, 0 to make" in capsys.readouterr().err
 
 
+@pytest.mark.skipif(STOCKFISH is None, reason="Debian's stockfish (the teacher) is not installed")
+def test_teacher_labels_a_game_alike_whatever_it_labelled_before() -> None:
+    """`new_game` forgets the earlier games: the reproducibility of a chunk rests on it."""
+    from training.teacher import Teacher
+
+    def game(seed: int) -> list[chess.Board]:
+        rng, board, boards = random.Random(seed), chess.Board(), []
+        while len(boards) < 12 and not board.is_game_over():
+            board.push(rng.choice(list(board.legal_moves)))
+            boards.append(board.copy(stack=False))
+        return boards
+
+    fresh, used = Teacher(str(STOCKFISH), 7), Teacher(str(STOCKFISH), 7)
+    try:
+        fresh.new_game()
+        expected = [fresh.label(board) for board in game(1)]
+        for seed in (2, 3):
+            used.new_game()
+            for board in game(seed):
+                used.label(board)
+        used.new_game()
+        assert [used.label(board) for board in game(1)] == expected
+    finally:
+        fresh.close()
+        used.close()
+
 def test_plan_interleaves_sources_and_starts_at_the_first_chunk(tmp_path: Path) -> None:
     settings = datagen.Settings(tmp_path, "stockfish", 8, 1, None, 2, 8, 10, 400)
     names = [task.name for task in datagen.plan(settings, 1, 0, 0, 3)]

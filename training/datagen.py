@@ -34,14 +34,15 @@ version 1 file `.psd.gz` exists counts as made):
 
 In a chunk a position is kept if the side to move is not in check and it is
 new to the chunk (key: pieces and side to move, what the features see); it is
-then labelled by Stockfish at a fixed depth from a cleared hash, and dropped
+then labelled by Stockfish at a fixed depth (hash cleared at each game's
+start, the game's positions labelled in order), and dropped
 if Stockfish's best move is a capture or a promotion (the position is not
 quiet: its static score would be a poor target).  The record keeps the
 label and the game result (both for the side to move); the trainer blends them.
 
 A chunk's file is written only when it is complete, under a temporary name
 then renamed, so an interrupted run is resumed by running the same command:
-finished chunks are skipped.  Labels depend only on the position and the
+finished chunks are skipped.  Labels depend only on the game and the
 depth, and games only on the seed and the chunk index, so a chunk's bytes are
 the same whichever worker made it and whenever.  Across chunks duplicates are
 removed when the trainer loads the data.  `provenance.json` beside the chunks
@@ -208,6 +209,7 @@ def teacher_game(rng: random.Random, teacher: Teacher) -> list[tuple[chess.Board
     board = randomised_opening(rng)
     labelled: list[tuple[chess.Board, Label]] = []
     decided = 0
+    teacher.new_game()
     while board.outcome(claim_draw=True) is None and board.ply() < PLAY_MAX_PLIES and decided < 4:
         label = teacher.label(board)
         labelled.append((board.copy(stack=False), label))
@@ -298,11 +300,14 @@ def _for_side_to_move(white_result: int, turn: chess.Color) -> int:
 def run_task(task: Task) -> tuple[str, dict[str, int]]:
     """Make one chunk file; returns its name and counts."""
     assert _teacher is not None and _settings is not None
-    counts = {"games": 0, "positions": 0, "in_check": 0, "duplicate": 0, "noisy": 0, "written": 0}
+    # cleared_per_game: the teacher's hash was cleared once a game (chunks without it: once a position)
+    counts = {"games": 0, "positions": 0, "in_check": 0, "duplicate": 0, "noisy": 0, "written": 0,
+              "cleared_per_game": 1}
     seen: set[tuple[int, bytes, bool]] = set()
     records: list[Record] = []
     for game in games_of(task, _settings):
         counts["games"] += 1
+        _teacher.new_game()  # each game's labels independent of the games before it
         for board, result, label in game:
             counts["positions"] += 1
             if board.is_check():
@@ -410,7 +415,8 @@ def main(argv: list[str] | None = None) -> int:
     probe.close()
     provenance.update({
         "teacher": teacher_name,
-        "limit": f"depth {args.depth}, Threads 1, Hash 1 MB, hash cleared before every position",
+        "limit": (f"depth {args.depth}, Threads 1, Hash 1 MB, hash cleared before every game (before every "
+                  "position in chunks without cleared_per_game)"),
         "seed": args.seed,
         "pgn": args.pgn,
         "pgn_games_per_chunk": args.pgn_games,
