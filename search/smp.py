@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 import os
+import signal
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Callable
@@ -138,6 +139,9 @@ def _attach_or_private(name: str) -> TranspositionTable:
 
 def helper_main(slot: int, conn: Connection, stop: Any, shared: Any, table_name: str, parent: int) -> None:
     """A helper's life: attach to the table, then serve `go` until told to quit or orphaned."""
+    # Ctrl-C in a terminal reaches the whole process group; the main process
+    # handles it and ends its helpers, which must not die mid-search with a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     searcher = Searcher(1)
     table = searcher.tt = _attach_or_private(table_name)
     watch = _StopWatch(stop, parent, shared, slot)

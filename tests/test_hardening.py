@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import io
+import os
 import random
+import signal
 import subprocess
 import threading
 import time
@@ -180,6 +182,35 @@ def test_a_gui_that_stops_reading_stops_the_search_and_the_loop() -> None:
     engine.run(commands())  # type: ignore[arg-type]
     assert served == ["isready\n"]
 
+
+def test_ctrl_c_in_a_terminal_ends_the_engine_and_its_helpers_quietly(engine_cmd, repo_root, engine_env) -> None:
+    """SIGINT reaches the whole process group: the main process ends the search and its
+    helpers, and no helper dies mid-search printing a KeyboardInterrupt traceback."""
+    proc = subprocess.Popen(engine_cmd, cwd=repo_root, env=engine_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    try:
+        proc.stdin.write("setoption name OwnBook value false\nsetoption name Threads value 2\ngo infinite\n")
+        proc.stdin.flush()
+        for line in proc.stdout:  # the helpers have started once the search reports
+            if line.startswith("info depth 3"):
+                break
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)  # hang guard only
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert "KeyboardInterrupt" not in err and "Traceback" not in err, err
+    for _ in range(100):  # helpers are gone soon after the main process
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise AssertionError("a helper outlived the engine")
 
 def test_huge_bad_input_is_not_echoed_back_in_full() -> None:
     stream = io.StringIO()
