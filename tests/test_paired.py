@@ -29,6 +29,15 @@ def test_pair_scores_count_the_engine_in_both_colours_and_drop_unfinished_pairs(
     assert paired.pair_scores(text, "nobody") == {}
 
 
+def test_games_finished_out_of_order_pair_by_their_opening() -> None:
+    """With --concurrency 2 game 2k may finish before 2k-1: match.py names each game's opening."""
+    lines = ["[1/4] sf vs ps: 1-0 (checkmate), opening 1  | ...",   # opening 1, ps Black: 0
+             "[2/4] ps vs sf: 1-0 (checkmate), opening 2  | ...",   # opening 2, ps White: 1
+             "[3/4] ps vs sf: 1/2-1/2 (stalemate), opening 1  | ...",  # opening 1, ps White: 0.5
+             "[4/4] sf vs ps: 0-1 (adjudicated win), opening 3  | ..."]  # opening 3, partner unfinished
+    assert paired.pair_scores("\n".join(lines), "ps") == {1: 0.5}
+
+
 def test_difference_standard_error_and_z_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     new = log(["1-0", "0-1", "1-0", "1-0", "0-1", "0-1"])  # ps scores 2, 1, 1 a pair
     old = log(["0-1", "0-1", "1-0", "0-1", "0-1", "1-0"])  # ps scores 1, 2, 0 a pair

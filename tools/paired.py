@@ -3,16 +3,18 @@
 
     python tools/paired.py --engine ps new-1.log old-1.log [new-2.log old-2.log ...]
 
-Each log is match.py's output (its "[i/N] white vs black: result" lines).
-When both versions played the same opponent with the same seed, game pair k
-of one log (games 2k-1 and 2k: one opening, both colours) is the same
-opening as pair k of the other, so the difference of their pair scores
+Each log is match.py's output (its "[i/N] white vs black: result (reason),
+opening P" lines).  When both versions played the same opponent with the
+same seed and openings file, opening P of one log (its two games, both
+colours) is opening P of the other, so the difference of their pair scores
 removes the openings' share of the variance: this is more sensitive than
 comparing the two Elo intervals, and it works for runs played at the same
 time (both arms meet the same machine load).  Several runs (with other
 seeds) pool: every pair counted once.  Pairs one of the logs did not finish
 are left out.  Prints the mean difference per game, its standard error and
-z (positive: the first log's version scored more).
+z (positive: the first log's version scored more).  Logs older than the
+"opening P" field are paired by game number (games 2k-1 and 2k), which is
+right only for matches of --concurrency 1: otherwise games finish out of order.
 """
 from __future__ import annotations
 
@@ -22,20 +24,22 @@ import re
 from pathlib import Path
 
 GAME = re.compile(r"^\[(\d+)/\d+\] (\S+) vs (\S+): (1-0|0-1|1/2-1/2)")
+OPENING = re.compile(r", opening (\d+)\b")
 POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
 def pair_scores(text: str, engine: str) -> dict[int, float]:
-    """Pair number -> `engine`'s points (0..2) in that opening's two games."""
-    games: dict[int, float] = {}
+    """Opening number -> `engine`'s points (0..2) in that opening's two games."""
+    by_opening: dict[int, list[float]] = {}
     for line in text.splitlines():
         found = GAME.match(line)
         if not found or engine not in (found[2], found[3]):
             continue
         points = POINTS[found[4]]
-        games[int(found[1])] = points if found[2] == engine else 1.0 - points
-    return {(number + 1) // 2: games[number] + games[number + 1]
-            for number in games if number % 2 == 1 and number + 1 in games}
+        opening = OPENING.search(line)
+        pair = int(opening[1]) if opening else (int(found[1]) + 1) // 2
+        by_opening.setdefault(pair, []).append(points if found[2] == engine else 1.0 - points)
+    return {pair: sum(games) for pair, games in by_opening.items() if len(games) == 2}
 
 
 def differences(first: dict[int, float], second: dict[int, float]) -> list[float]:
