@@ -17,8 +17,12 @@
 # come back as orphans, which training.merge skips.  The data itself never
 # travels: the run needs none of it, and data/nnue alone is over 40 MB, so
 # `aside` moves it next to the repository for the calls (stop the local
-# generator first) and `back` returns it.
+# generator first) and `back` returns it.  Device runs take play chunks from
+# 14000 to 21999 (the local generator makes those below and from 22000 on);
+# `aside` prints the first index free there.
 set -u
+cd "$(dirname "$0")/.." || exit 1
+aside_dir="../$(basename "$PWD")-nnue-aside"  # beside this clone, named after it
 case "${1:-}" in
 prepare)
     mkdir -p .git/info .dev/site
@@ -36,13 +40,16 @@ EOF
     du -sh .dev
     ;;
 aside)
-    [ -e ../nnue-aside ] && { echo "../nnue-aside exists: run 'back' first"; exit 1; }
-    pgrep -f training.datagen > /dev/null && { echo "stop the local generator first"; exit 1; }
-    mv data/nnue ../nnue-aside && echo "data/nnue -> ../nnue-aside"
+    [ -e "$aside_dir" ] && { echo "$aside_dir exists: run 'back' first"; exit 1; }
+    pgrep -f 'training\.(datagen|merge|verify|nnue)' > /dev/null && { echo "stop what reads data/nnue first"; exit 1; }
+    last=$(ls data/nnue | sed -n 's/^play-\([0-9]*\)\..*/\1/p' | awk '$1 >= 14000 && $1 < 22000' | sort -n | tail -1)
+    mv data/nnue "$aside_dir" && echo "data/nnue -> $aside_dir"
+    echo "first free device chunk: FIRST=$(( ${last:-13999} + 1 ))"
+    echo "until 'back', git sees data/nnue as deleted: commit nothing (no commit -a, add -A or stash)"
     ;;
 back)
-    [ -e data/nnue ] && { echo "data/nnue exists: not moving ../nnue-aside over it"; exit 1; }
-    mv ../nnue-aside data/nnue && echo "../nnue-aside -> data/nnue"
+    [ -e data/nnue ] && { echo "data/nnue exists: not moving $aside_dir over it"; exit 1; }
+    mv "$aside_dir" data/nnue && echo "$aside_dir -> data/nnue"
     ;;
 run)
     first=${2:?first chunk index}; secs=${3:?seconds}; workers=${4:-$(nproc)}
@@ -52,7 +59,7 @@ run)
     echo quit | .dev/stockfish | head -1
     touch /tmp/device-datagen-start && sleep 1
     timeout -s INT "$secs" python3 -m training.datagen --out data/nnue --workers "$workers" --seed 1 \
-        --stockfish "$PWD/.dev/stockfish" --play-chunks 30000 --chunk-games 10 --first-chunk "$first" --no-progress \
+        --stockfish "$PWD/.dev/stockfish" --play-chunks 22000 --chunk-games 10 --first-chunk "$first" --no-progress \
         2>&1 | grep -v -e '^  ' -e Traceback -e KeyboardInterrupt -e '^Process' -e '^During handling' -e '^$'
     sleep 3  # finished chunks are renamed into place atomically: a late worker adds whole files or none
     cd data/nnue && find . -newer /tmp/device-datagen-start -name 'play-*.psd.xz' > /tmp/device-datagen-list
@@ -60,6 +67,6 @@ run)
     tar cf "$OUT/chunks.tar" -T /tmp/device-datagen-list provenance.json
     ;;
 *)
-    sed -n 2,23p "$0"; exit 2
+    awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2
     ;;
 esac
