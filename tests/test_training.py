@@ -1,6 +1,7 @@
 """The NNUE pipeline on tiny data: record files, the trainer, quantisation."""
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import random
@@ -320,6 +321,31 @@ def test_teacher_labels_a_game_alike_whatever_it_labelled_before() -> None:
     finally:
         fresh.close()
         used.close()
+
+
+@pytest.mark.skipif(STOCKFISH is None, reason="Debian's stockfish (the teacher) is not installed")
+def test_a_chunk_is_the_same_bytes_from_a_fresh_or_a_used_teacher(tmp_path: Path) -> None:
+    """A worker's teacher has labelled other chunks before: `run_task` must clear it per game."""
+    first, second = tmp_path / "fresh", tmp_path / "used"
+    first.mkdir()
+    second.mkdir()
+    settings = datagen.Settings(first, str(STOCKFISH), 7, 5, None, 2, 8, 2, 60)
+    task = datagen.Task("self-0000", "self", 0)
+    datagen._start_worker(settings)
+    try:
+        datagen.run_task(task)
+        assert datagen._teacher is not None
+        board = chess.Board()
+        for move in ["e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4", "f3d4", "g8f6", "b1c3", "a7a6"]:
+            board.push_uci(move)
+            datagen._teacher.label(board)  # leaves its hash and histories behind
+        datagen._settings = dataclasses.replace(settings, out=second)
+        datagen.run_task(task)
+    finally:
+        datagen._teacher.close()
+        datagen._teacher = datagen._settings = None
+    assert (first / "self-0000.psd.xz").read_bytes() == (second / "self-0000.psd.xz").read_bytes()
+
 
 def test_plan_interleaves_sources_and_starts_at_the_first_chunk(tmp_path: Path) -> None:
     settings = datagen.Settings(tmp_path, "stockfish", 8, 1, None, 2, 8, 10, 400)

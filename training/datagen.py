@@ -42,9 +42,9 @@ label and the game result (both for the side to move); the trainer blends them.
 
 A chunk's file is written only when it is complete, under a temporary name
 then renamed, so an interrupted run is resumed by running the same command:
-finished chunks are skipped.  Labels depend only on the game and the
-depth, and games only on the seed and the chunk index, so a chunk's bytes are
-the same whichever worker made it and whenever.  Across chunks duplicates are
+finished chunks are skipped.  Labels depend only on the chunk (its games,
+labelled in order) and the depth, and games only on the seed and the chunk
+index, so a chunk's bytes are the same whichever worker made it and whenever.  Across chunks duplicates are
 removed when the trainer loads the data.  `provenance.json` beside the chunks
 records the teacher, the limits, the seed and every chunk's counts.
 
@@ -307,7 +307,8 @@ def run_task(task: Task) -> tuple[str, dict[str, int]]:
     records: list[Record] = []
     for game in games_of(task, _settings):
         counts["games"] += 1
-        _teacher.new_game()  # each game's labels independent of the games before it
+        if any(label is None for _, _, label in game):  # play games come labelled
+            _teacher.new_game()  # each game's labels independent of the games before it
         for board, result, label in game:
             counts["positions"] += 1
             if board.is_check():

@@ -10,7 +10,10 @@ skipped, and a later run there or here remakes it), its file decodes
 record by record and the count equals the recorded one (the read-back of
 `training.verify.read_back`, as before a commit); a chunk this folder already has
 is left alone, unless the files are the same bytes (chunks are
-deterministic, so two machines that made the same one made the same file).
+deterministic, so two machines that made the same one with the same code
+made the same file; code of another session may not: chunks with
+``cleared_per_game`` were labelled with the teacher's hash cleared once a
+game, older ones once a position).
 The chunk entries are added to this folder's `provenance.json` and
 ``total_written`` recounted.
 
