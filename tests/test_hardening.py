@@ -189,6 +189,8 @@ def test_ctrl_c_in_a_terminal_ends_the_engine_and_its_helpers_quietly(engine_cmd
     proc = subprocess.Popen(engine_cmd, cwd=repo_root, env=engine_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    guard = threading.Timer(120, os.killpg, (proc.pid, signal.SIGKILL))  # hang guard for the reads below
+    guard.start()
     try:
         proc.stdin.write("setoption name OwnBook value false\nsetoption name Threads value 2\ngo infinite\n")
         proc.stdin.flush()
@@ -198,6 +200,7 @@ def test_ctrl_c_in_a_terminal_ends_the_engine_and_its_helpers_quietly(engine_cmd
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=60)  # hang guard only
     finally:
+        guard.cancel()
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
@@ -211,6 +214,7 @@ def test_ctrl_c_in_a_terminal_ends_the_engine_and_its_helpers_quietly(engine_cmd
     else:
         os.killpg(proc.pid, signal.SIGKILL)
         raise AssertionError("a helper outlived the engine")
+
 
 def test_huge_bad_input_is_not_echoed_back_in_full() -> None:
     stream = io.StringIO()
