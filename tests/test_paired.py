@@ -41,8 +41,8 @@ def test_games_finished_out_of_order_pair_by_their_opening() -> None:
 def test_difference_standard_error_and_z_by_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     new = log(["1-0", "0-1", "1-0", "1-0", "0-1", "0-1"])  # ps scores 2, 1, 1 a pair
     old = log(["0-1", "0-1", "1-0", "0-1", "0-1", "1-0"])  # ps scores 1, 2, 0 a pair
-    diffs = paired.differences(paired.pair_scores(new, "ps"), paired.pair_scores(old, "ps"))
-    assert diffs == [1.0, -1.0, 1.0]
+    common, diffs = paired.differences(paired.pair_scores(new, "ps"), paired.pair_scores(old, "ps"))
+    assert common == [1, 2, 3] and diffs == [1.0, -1.0, 1.0]
     pairs, mean, se, z = paired.summary(diffs)
     sd = math.sqrt(((1 - 1 / 3) ** 2 * 2 + (-1 - 1 / 3) ** 2) / 2)
     assert pairs == 3 and mean == pytest.approx(1 / 6) and se == pytest.approx(sd / math.sqrt(3) / 2)

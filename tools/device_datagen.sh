@@ -23,6 +23,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 aside_dir="../$(basename "$PWD")-nnue-aside"  # beside this clone, named after it
+device_first=14000 device_end=22000  # device play chunks: [device_first, device_end)
 case "${1:-}" in
 prepare)
     mkdir -p .git/info .dev/site
@@ -42,9 +43,9 @@ EOF
 aside)
     [ -e "$aside_dir" ] && { echo "$aside_dir exists: run 'back' first"; exit 1; }
     pgrep -f 'training\.(datagen|merge|verify|nnue)' > /dev/null && { echo "stop what reads data/nnue first"; exit 1; }
-    last=$(ls data/nnue | sed -n 's/^play-\([0-9]*\)\..*/\1/p' | awk '$1 >= 14000 && $1 < 22000' | sort -n | tail -1)
+    last=$(ls data/nnue | sed -n 's/^play-\([0-9]*\)\..*/\1/p' | awk -v lo="$device_first" -v hi="$device_end" '$1 >= lo && $1 < hi' | sort -n | tail -1)
     mv data/nnue "$aside_dir" && echo "data/nnue -> $aside_dir"
-    echo "first free device chunk: FIRST=$(( ${last:-13999} + 1 ))"
+    echo "first free device chunk: FIRST=$(( ${last:-$(( device_first - 1 ))} + 1 ))"
     echo "until 'back', git sees data/nnue as deleted: commit nothing (no commit -a, add -A or stash)"
     ;;
 back)
@@ -59,7 +60,7 @@ run)
     echo quit | .dev/stockfish | head -1
     touch /tmp/device-datagen-start && sleep 1
     timeout -s INT "$secs" python3 -m training.datagen --out data/nnue --workers "$workers" --seed 1 \
-        --stockfish "$PWD/.dev/stockfish" --play-chunks 22000 --chunk-games 10 --first-chunk "$first" --no-progress \
+        --stockfish "$PWD/.dev/stockfish" --play-chunks "$device_end" --chunk-games 10 --first-chunk "$first" --no-progress \
         2>&1 | grep -v -e '^  ' -e Traceback -e KeyboardInterrupt -e '^Process' -e '^During handling' -e '^$'
     sleep 3  # finished chunks are renamed into place atomically: a late worker adds whole files or none
     cd data/nnue && find . -newer /tmp/device-datagen-start -name 'play-*.psd.xz' > /tmp/device-datagen-list

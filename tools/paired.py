@@ -42,9 +42,10 @@ def pair_scores(text: str, engine: str) -> dict[int, float]:
     return {pair: sum(games) for pair, games in by_opening.items() if len(games) == 2}
 
 
-def differences(first: dict[int, float], second: dict[int, float]) -> list[float]:
-    """Per common pair: first's points minus second's."""
-    return [first[pair] - second[pair] for pair in sorted(first.keys() & second.keys())]
+def differences(first: dict[int, float], second: dict[int, float]) -> tuple[list[int], list[float]]:
+    """The pairs both versions finished, and per pair first's points minus second's."""
+    common = sorted(first.keys() & second.keys())
+    return common, [first[pair] - second[pair] for pair in common]
 
 
 def summary(diffs: list[float]) -> tuple[int, float, float, float]:
@@ -70,8 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     for first_log, second_log in zip(args.logs[::2], args.logs[1::2]):
         first = pair_scores(first_log.read_text(), args.engine)
         second = pair_scores(second_log.read_text(), args.engine)
-        diffs = differences(first, second)
-        common = first.keys() & second.keys()
+        common, diffs = differences(first, second)
         if common:
             print(f"{first_log.name} vs {second_log.name}: {len(common)} pairs, "
                   f"{sum(first[p] for p in common) / (2 * len(common)):.1%} vs "

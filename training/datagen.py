@@ -44,9 +44,10 @@ A chunk's file is written only when it is complete, under a temporary name
 then renamed, so an interrupted run is resumed by running the same command:
 finished chunks are skipped.  Labels depend only on the chunk (its games,
 labelled in order) and the depth, and games only on the seed and the chunk
-index, so a chunk's bytes are the same whichever worker made it and whenever.  Across chunks duplicates are
-removed when the trainer loads the data.  `provenance.json` beside the chunks
-records the teacher, the limits, the seed and every chunk's counts.
+index, so a chunk's bytes are the same whichever worker made it and whenever.
+Across chunks duplicates are removed when the trainer loads the data.
+`provenance.json` beside the chunks records the teacher, the limits, the seed
+and every chunk's counts.
 
 With ``--cluster ADDRESS`` the chunks are tasks on a Dask cluster instead of
 ``--workers`` local processes (`training.datagen_cluster`, docs/cluster.md):

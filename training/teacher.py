@@ -6,8 +6,8 @@ as fast as Stockfish itself.  Every game starts from a cleared hash and
 cleared histories (`new_game`), so a label depends only on the positions
 labelled before it in its game and the limit, never on what an earlier game
 or chunk left behind: runs are reproducible whatever the worker count or the
-order of resumption.  Clearing once a game rather than once a position (as before
-session 36) makes a label about a third cheaper, since Stockfish's
+order of resumption.  Clearing once a game rather than once a position (as
+before session 36) makes a label about a third cheaper, since Stockfish's
 `ucinewgame` zeroes megabytes of history tables, and lets a position's search
 reuse what the previous position's search found, as in a real game.
 """
