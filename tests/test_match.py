@@ -20,6 +20,7 @@ from tests.conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "tools"))
 import match  # noqa: E402
+import paired  # noqa: E402
 import suite  # noqa: E402
 from common import DEFAULT_OPENINGS, sprt_bounds, sprt_llr  # noqa: E402
 from match_game import GameResult, Job  # noqa: E402
@@ -135,6 +136,24 @@ def test_sprt_decides_and_the_match_stops(monkeypatch: pytest.MonkeyPatch, capsy
     assert games == len(played) < 400
     llr = float(re.search(r"LLR ([+-][\d.]+)", out).group(1))
     assert llr >= 2.94
+
+
+def test_each_game_line_names_its_opening_for_paired(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    # The lines a match prints without --quiet are what tools/paired.py reads
+    # back: the game's pair must be there (games finish out of order above
+    # --concurrency 1), and printing it must not break the match (session 36
+    # named a field GameResult lacks: every match without --quiet crashed).
+    def scripted(job: Job, args: object) -> GameResult:
+        return game(job.number, 1.0 if job.pair == 1 else 0.5)
+
+    monkeypatch.setattr(match, "play_game", scripted)
+    rc = match.main(["--engine", "a=none", "--engine", "b=none", "--nodes", "1", "--games", "6", "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 0
+    lines = [line for line in err.splitlines() if line.startswith("[")]
+    assert len(lines) == 6 and all(re.search(r", opening [1-3]  \|", line) for line in lines)
+    assert paired.pair_scores(err, "a") == {1: 1.0, 2: 2.0, 3: 1.0}
 
 
 def test_a_continued_sprt_decides_on_the_pooled_counts(monkeypatch: pytest.MonkeyPatch,

@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
         bar.update()
         bar.set_postfix_str(f"+{st.wins} -{st.losses} ={st.draws}" + sprt_text, refresh=False)
         if not args.quiet:
-            bar.write(f"[{len(results)}/{args.games}] {r.white} vs {r.black}: {r.result} ({r.reason}), opening {r.pair + 1}"
+            bar.write(f"[{len(results)}/{args.games}] {r.white} vs {r.black}: {r.result} ({r.reason}), opening {r.opening + 1}"
                       f"  | {a.name} {st.wins}W {st.losses}L {st.draws}D pentanomial {st.penta}" + sprt_text,
                           file=sys.stderr)
         if args.sprt and not decided:
