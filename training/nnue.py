@@ -308,7 +308,9 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     if len(valid_idx):
         stats["valid_0"] = loss_of(valid_idx)
         log(f"epoch 0: valid loss {stats['valid_0']:.6f}" + group_losses()
-            + ("  (the classical evaluation alone)" if residual else ""))
+            # Residual: the classical evaluation plus the untrained net's small
+            # random correction, so nets of different widths differ slightly here.
+            + ("  (the classical evaluation and the untrained net)" if residual else ""))
     best = (stats.get("valid_0", float("inf")), {key: value.copy() for key, value in net.params.items()}, 0)
     try:
         from tqdm import tqdm
