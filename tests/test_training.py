@@ -520,3 +520,52 @@ def test_factorised_king_buckets_share_a_block_and_the_engine_plays_the_sum(tmp_
     stm, other = trainer.feature_matrices(data[:60], features=nnue.FEATURES_KING4)
     expected = trainer.classical_scores(data[:60]) + trainer.quantised_cp(quantised, stm, other)
     assert [Position(board, quantised).evaluate() for board in boards] == list(expected)
+
+
+def _reference_loss(params: dict[str, np.ndarray], stm, other, target: np.ndarray, base: np.ndarray,
+                    bucket: np.ndarray) -> float:
+    """The float net's loss written out plainly in float64, dense: what `FloatNet.loss_and_grads` differentiates."""
+    w1 = params["w1"] + (np.tile(params["wf"], (params["w1"].shape[0] // nnue.INPUTS, 1)) if "wf" in params else 0)
+    a = np.concatenate([np.clip(stm.toarray() @ w1 + params["b1"], 0, 1),
+                        np.clip(other.toarray() @ w1 + params["b1"], 0, 1)], axis=1)
+    if "l2w" in params:
+        a = np.clip(a @ params["l2w"] + params["l2b"], 0, 1)
+        w, b = params["w3"], params["b3"]
+    else:
+        w, b = params["w2"], params["b2"]
+    out = np.sum(a * w[bucket], axis=1) + b[bucket]
+    prob = 1 / (1 + np.exp(-(out * trainer.CP_SCALE + base) / trainer.K))
+    return float(np.mean((prob - target) ** 2))
+
+
+@pytest.mark.parametrize("layer2, buckets, features", [(0, 1, nnue.FEATURES_768), (4, 1, nnue.FEATURES_768),
+                                                       (0, 3, nnue.FEATURES_768), (4, 3, nnue.FEATURES_KING4)])
+def test_every_gradient_is_the_reference_losss_slope(tmp_path: Path, layer2: int, buckets: int, features: int) -> None:
+    """Each parameter's gradient from the trainer's fast backward pass equals a
+    central finite difference of the plain float64 reference loss, at the
+    entries where it matters most (the largest gradients of each array)."""
+    data = _matrices(random_records(300, seed=21), tmp_path, "train")[:120]
+    rng = np.random.default_rng(5)
+    net = trainer.FloatNet(5, rng, residual=True, buckets=buckets, features=features, layer2=layer2,
+                           factorised=features == nnue.FEATURES_KING4)
+    for key, value in net.params.items():  # away from the start's zeros, so that every path carries a gradient
+        value += rng.standard_normal(value.shape).astype(np.float32) * (0.3 if key in ("w2", "w3") else 0.05)
+    stm, other = trainer.feature_matrices(data, features=features)
+    target, base = trainer.targets(data), trainer.classical_scores(data)
+    bucket = trainer.output_buckets(data, buckets)
+    _, grads = net.loss_and_grads(stm, other, target, base, bucket)
+    assert set(grads) == set(net.params)
+    params = {key: value.astype(np.float64) for key, value in net.params.items()}
+    for key, grad in grads.items():
+        assert grad.shape == params[key].shape and grad.dtype == np.float32
+        flat = np.abs(grad).ravel()
+        assert flat.max() > 0, key
+        for index in np.argsort(flat)[-3:]:
+            where = np.unravel_index(index, grad.shape)
+            step = 1e-5
+            params[key][where] += step
+            up = _reference_loss(params, stm, other, target, base, bucket)
+            params[key][where] -= 2 * step
+            down = _reference_loss(params, stm, other, target, base, bucket)
+            params[key][where] += step
+            assert (up - down) / (2 * step) == pytest.approx(grad[where], rel=1e-3, abs=1e-9), (key, where)
