@@ -19,8 +19,8 @@ from eval.evaluate import evaluate as classical_evaluate
 from search.position import Position
 from training import datagen
 from training import nnue as trainer
-from training.records import (HEADER, RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, Record, read_chunk, read_raw,
-                              write_chunk)
+from training.records import (HEADER, RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, Record, decode, read_chunk,
+                              read_raw, write_chunk)
 
 VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900, chess.KING: 0}
 
@@ -569,3 +569,39 @@ def test_every_gradient_is_the_reference_losss_slope(tmp_path: Path, layer2: int
             down = _reference_loss(params, stm, other, target, base, bucket)
             params[key][where] += step
             assert (up - down) / (2 * step) == pytest.approx(grad[where], rel=1e-3, abs=1e-9), (key, where)
+
+
+def test_threads_share_a_batch_and_sum_to_its_gradient(tmp_path: Path) -> None:
+    """A batch split among threads (`batch_step`) gives the one-thread loss and
+    gradients up to rounding, uneven slices and mirrored twins included."""
+    from concurrent.futures import ThreadPoolExecutor
+    data = _matrices(random_records(400, seed=23), tmp_path, "train")
+    net = trainer.FloatNet(7, np.random.default_rng(3), residual=True, buckets=2, layer2=3)
+    for value in net.params.values():
+        value += np.random.default_rng(4).standard_normal(value.shape).astype(np.float32) * 0.05
+    inputs = trainer.Inputs(data, nnue.FEATURES_768)
+    target, base = np.tile(trainer.targets(data), 2), np.tile(trainer.classical_scores(data), 2)
+    bucket = np.tile(trainer.output_buckets(data, 2), 2)
+    rows = np.random.default_rng(5).permutation(2 * len(data))[:301]  # plain positions and twins, 301 rows
+    alone = trainer.batch_step(net, inputs, rows, target, base, bucket, None, 1)
+    with ThreadPoolExecutor(3) as pool:
+        shared = trainer.batch_step(net, inputs, rows, target, base, bucket, pool, 3)
+    assert shared[0] == pytest.approx(alone[0], rel=1e-5)
+    assert set(shared[1]) == set(alone[1])
+    for key, grad in alone[1].items():
+        assert grad.any() and np.allclose(shared[1][key], grad, rtol=1e-4, atol=1e-7 * np.abs(grad).max()), key
+
+
+def test_classical_scores_in_worker_processes_are_the_evaluations(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scored in slices by worker processes, every record gets its own classical evaluation, in order."""
+    from training import nnue_data
+    records = random_records(90, seed=29)
+    data = _matrices(records, tmp_path, "train")
+    monkeypatch.setattr(nnue_data, "CLASSICAL_SLICE", 20)
+    scores = nnue_data.classical_scores(data, processes=2)
+    boards = [record.board for record in read_chunk(tmp_path / "train.psd.gz")]
+    expected = {(board.board_fen(), board.turn): classical_evaluate(board) for board in boards}
+    decoded = [decode(data.tobytes(), offset).board for offset in range(0, data.nbytes, RECORD_SIZE)]
+    assert len(scores) == len(data) == len(decoded)
+    assert [float(s) for s in scores] == [float(expected[(b.board_fen(), b.turn)]) for b in decoded]

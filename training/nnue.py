@@ -6,7 +6,8 @@
 numpy + scipy on the CPU: the input layer is a sparse (positions x 768)
 matrix per perspective, built batch by batch from the records (`Inputs`),
 so a batch costs two sparse-dense products forward and two backward, and
-memory stays near the records' 32 bytes a position.
+memory stays near the records' 32 bytes a position.  `--threads` (default
+2) share each batch, and the classical base is computed by 2 processes.
 
 Target, in win-probability space: ``LAMBDA * sigmoid(score / K) + (1 - LAMBDA) * result``
 with ``result`` 1 / 0.5 / 0 for the side to move, the teacher's score clamped
@@ -40,12 +41,15 @@ makes of the chunk files (records, targets, inputs) is `training.nnue_data`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import chess
 import numpy as np
+import scipy.sparse
 
 from eval.nnue import (BASE_CLASSICAL, BASE_NONE, FEATURES_768, FEATURES_KING4, INPUTS, KING_BUCKETS, DeepHead, Net,
                        NetError)
@@ -127,62 +131,95 @@ class FloatNet:
     def buckets(self) -> int:
         return self.params["b3" if self.layer2 else "b2"].shape[0]
 
-    def _out(self, x: np.ndarray, bucket: np.ndarray | None) -> np.ndarray:
-        """The output layer on the last hidden activations `x`."""
-        w, b = (self.params["w3"], self.params["b3"]) if self.layer2 else (self.params["w2"], self.params["b2"])
-        if self.buckets == 1 or bucket is None:
-            return x @ w[0] + b[0]
-        return np.einsum("ij,ij->i", x, w[bucket]) + b[bucket]
+    def _head(self) -> tuple[np.ndarray, np.ndarray]:
+        """The output layer's (weights B x inputs, biases B)."""
+        return (self.params["w3"], self.params["b3"]) if self.layer2 else (self.params["w2"], self.params["b2"])
 
-    def _out_grads(self, x: np.ndarray, g_out: np.ndarray,
-                   bucket: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(gradient of x, of the output weights, of the output biases)."""
-        w = self.params["w3" if self.layer2 else "w2"]
+    def _out(self, parts: list[np.ndarray], bucket: np.ndarray | None) -> np.ndarray:
+        """The output layer on its inputs, given as `parts` whose columns, side by side, are the head's inputs."""
+        w, b = self._head()
+        single = self.buckets == 1 or bucket is None
+        out = b[0] if single else b[bucket]
+        for x, columns in self._columns(parts):
+            out = out + (x @ w[0, columns] if single else np.einsum("ij,ij->i", x, w[bucket, columns]))
+        return out
+
+    def _out_grads(self, parts: list[np.ndarray], g_out: np.ndarray,
+                   bucket: np.ndarray | None) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+        """(gradient of each part, of the output weights, of the output biases)."""
+        w, _ = self._head()
         if self.buckets == 1 or bucket is None:
-            return np.outer(g_out, w[0]), (x.T @ g_out)[None, :], np.array([g_out.sum()], dtype=np.float32)
+            pieces = [(np.outer(g_out, w[0, columns]), x.T @ g_out) for x, columns in self._columns(parts)]
+            return ([g for g, _ in pieces], np.concatenate([g for _, g in pieces])[None, :],
+                    np.array([g_out.sum()], dtype=np.float32))
         # Each row's gradient goes to its own bucket's head: a (B x n) scatter matrix times x.
         scatter = np.zeros((self.buckets, len(g_out)), dtype=np.float32)
         scatter[bucket, np.arange(len(g_out))] = g_out
-        return (g_out[:, None] * w[bucket], scatter @ x,
+        pieces = [(g_out[:, None] * w[bucket, columns], scatter @ x) for x, columns in self._columns(parts)]
+        return ([g for g, _ in pieces], np.concatenate([g for _, g in pieces], axis=1),
                 np.bincount(bucket, weights=g_out, minlength=self.buckets).astype(np.float32))
+
+    @staticmethod
+    def _columns(parts: list[np.ndarray]) -> list[tuple[np.ndarray, slice]]:
+        """Each part with the head's input columns it fills."""
+        starts = np.cumsum([0] + [x.shape[1] for x in parts])
+        return [(x, slice(int(start), int(start) + x.shape[1])) for x, start in zip(parts, starts)]
+
+    def _accumulators(self, stm, other) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
+        """(both perspectives' inputs stacked, their clipped first-layer activations stacked the same way).
+
+        Rows 0..n-1 are the side to move's, n..2n-1 the other side's; the
+        engine puts them side by side (n x 2H), the trainer on top of each
+        other.  Hot loop: these 2n x H arrays are most of a step's time, and
+        stacked they come from one sparse product, are clipped in place, and
+        go back to one sparse product as one contiguous gradient, with no
+        concatenation or slice copies.  `_reference_loss` in the tests is the
+        plain version.
+        """
+        both = scipy.sparse.vstack([stm, other], format="csr")
+        a = both @ self.input_weights()
+        a += self.params["b1"]
+        np.clip(a, 0, 1, out=a)
+        return both, a
 
     def forward(self, stm, other, bucket: np.ndarray | None = None) -> tuple[np.ndarray, tuple]:
         """Output in units of CP_SCALE centipawns, and what backward needs."""
-        p = self.params
-        w1 = self.input_weights()
-        h_stm = stm @ w1 + p["b1"]
-        h_other = other @ w1 + p["b1"]
-        a = np.concatenate([np.clip(h_stm, 0, 1), np.clip(h_other, 0, 1)], axis=1)
+        both, a = self._accumulators(stm, other)
+        n, h = stm.shape[0], self.hidden
         if not self.layer2:
-            return self._out(a, bucket), (stm, other, h_stm, h_other, a, None)
-        z = a @ p["l2w"] + p["l2b"]
-        return self._out(np.clip(z, 0, 1), bucket), (stm, other, h_stm, h_other, a, z)
+            return self._out([a[:n], a[n:]], bucket), (both, a, None)
+        l2w = self.params["l2w"]
+        z = a[:n] @ l2w[:h] + a[n:] @ l2w[h:] + self.params["l2b"]
+        return self._out([np.clip(z, 0, 1)], bucket), (both, a, z)
 
     def loss_and_grads(self, stm, other, target: np.ndarray, base: np.ndarray,
                        bucket: np.ndarray | None = None) -> tuple[float, dict[str, np.ndarray]]:
         """Loss and gradients on a batch; `base` is the cp the output is added to (zeros: no base)."""
-        out, (stm, other, h_stm, h_other, a, z) = self.forward(stm, other, bucket)
+        out, (both, a, z) = self.forward(stm, other, bucket)
         prob = 1 / (1 + np.exp(-(out * CP_SCALE + base) / K))
         diff = prob - target
         loss = float(np.mean(diff * diff))
         g_out = (2 / len(target)) * diff * prob * (1 - prob) * (CP_SCALE / K)
-        p = self.params
-        h = self.hidden
+        n, h = len(target), self.hidden
         grads = {}
         if self.layer2:
-            g_x, grads["w3"], grads["b3"] = self._out_grads(np.clip(z, 0, 1), g_out, bucket)
+            (g_x,), grads["w3"], grads["b3"] = self._out_grads([np.clip(z, 0, 1)], g_out, bucket)
             g_z = (g_x * ((z > 0) & (z < 1))).astype(np.float32)
-            grads["l2w"], grads["l2b"] = a.T @ g_z, g_z.sum(axis=0)
-            g_a = g_z @ p["l2w"].T
+            grads["l2w"] = np.concatenate([a[:n].T @ g_z, a[n:].T @ g_z])
+            grads["l2b"] = g_z.sum(axis=0)
+            l2w = self.params["l2w"]
+            g_a = np.empty_like(a)
+            np.matmul(g_z, l2w[:h].T, out=g_a[:n])
+            np.matmul(g_z, l2w[h:].T, out=g_a[n:])
         else:
-            g_a, grads["w2"], grads["b2"] = self._out_grads(a, g_out, bucket)
-        g_stm = g_a[:, :h] * ((h_stm > 0) & (h_stm < 1))
-        g_other = g_a[:, h:] * ((h_other > 0) & (h_other < 1))
-        grads["w1"] = np.asarray(stm.T @ g_stm + other.T @ g_other, dtype=np.float32)
+            g_parts, grads["w2"], grads["b2"] = self._out_grads([a[:n], a[n:]], g_out, bucket)
+            g_a = np.concatenate(g_parts).astype(np.float32, copy=False)
+        g_a *= (a > 0) & (a < 1)  # the clip passes the gradient inside (0, 1) only
+        grads["w1"] = np.asarray(both.T @ g_a, dtype=np.float32)
         if self.factorised:  # the shared block is in every bucket: its gradient is theirs summed
             grads["wf"] = grads["w1"].reshape(-1, INPUTS, h).sum(axis=0)
-        grads["b1"] = (g_stm.sum(axis=0) + g_other.sum(axis=0)).astype(np.float32)
-        return loss, {key: value.astype(np.float32) for key, value in grads.items()}
+        grads["b1"] = g_a.sum(axis=0)
+        return loss, {key: value.astype(np.float32, copy=False) for key, value in grads.items()}
 
     def loss(self, stm, other, target: np.ndarray, base: np.ndarray, bucket: np.ndarray | None = None,
              batch: int = 65536) -> float:
@@ -267,12 +304,13 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
           weight_decay: float = 0.0, held: np.ndarray | None = None,
           groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA,
           mirror: bool = False, buckets: int = 1, features: int = FEATURES_768,
-          layer2: int = 0, factorised: bool = False) -> tuple[FloatNet, dict[str, float]]:
+          layer2: int = 0, factorised: bool = False, threads: int = 2) -> tuple[FloatNet, dict[str, float]]:
     """Train on `records`; with `residual` the net corrects the classical evaluation.
 
     `held` marks the validation positions (default: `holdout` of them by a
     hash of the position); `groups` names subsets whose held-out loss is
-    printed too (e.g. one per data source).
+    printed too (e.g. one per data source); `threads` share each batch
+    (`batch_step`).
     """
     rng = np.random.default_rng(seed)
     if held is None:
@@ -316,29 +354,72 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
         from tqdm import tqdm
     except ImportError:
         tqdm = None
-    for epoch in range(1, epochs + 1):
-        order = rng.permutation(train_idx)
-        rate = lr * (0.3 if epoch > epochs * 0.75 else 1.0)
-        batches = range(0, len(order), batch)
-        bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", leave=False) if (tqdm and progress) else batches
-        total = 0.0
-        for start in bar:
-            chosen = order[start:start + batch]
-            stm, other = inputs(chosen)
-            loss, grads = net.loss_and_grads(stm, other, target[chosen], base[chosen], bucket[chosen])
-            net.adam(grads, rate, weight_decay)
-            total += loss * len(chosen)
-        valid = loss_of(valid_idx) if len(valid_idx) else float("nan")
-        log(f"epoch {epoch}: train loss {total / len(order):.6f}  valid loss {valid:.6f}" + group_losses())
-        stats[f"valid_{epoch}"] = valid
-        if not valid >= best[0]:  # also takes the first epoch when there is no held-out set (nan)
-            best = (valid, {key: value.copy() for key, value in net.params.items()}, epoch)
+    with ThreadPoolExecutor(threads) as pool, _blas_alone(threads):
+        for epoch in range(1, epochs + 1):
+            order = rng.permutation(train_idx)
+            rate = lr * (0.3 if epoch > epochs * 0.75 else 1.0)
+            batches = range(0, len(order), batch)
+            bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", leave=False) if (tqdm and progress) else batches
+            total = 0.0
+            for start in bar:
+                chosen = order[start:start + batch]
+                loss, grads = batch_step(net, inputs, chosen, target, base, bucket, pool, threads)
+                net.adam(grads, rate, weight_decay)
+                total += loss * len(chosen)
+            valid = loss_of(valid_idx) if len(valid_idx) else float("nan")
+            log(f"epoch {epoch}: train loss {total / len(order):.6f}  valid loss {valid:.6f}" + group_losses())
+            stats[f"valid_{epoch}"] = valid
+            if not valid >= best[0]:  # also takes the first epoch when there is no held-out set (nan)
+                best = (valid, {key: value.copy() for key, value in net.params.items()}, epoch)
     if len(valid_idx):
         net.params = best[1]
         log(f"kept epoch {best[2]} (valid loss {best[0]:.6f})")
     stats["best_epoch"] = best[2]
     stats["valid_loss"] = stats.get(f"valid_{best[2]}", float("nan"))
     return net, stats
+
+
+def _blas_alone(threads: int) -> contextlib.AbstractContextManager:
+    """BLAS held to one thread of its own while `threads` > 1 Python threads share each batch.
+
+    OpenBLAS's own threads and ours fight over the 2 cores: a 512-unit step
+    took 34 ms with 2 BLAS threads beside 2 of ours, and 22 ms with 1
+    (docs/nnue.md session 40).  Without threadpoolctl (the `tune` extra) BLAS
+    is left as it is.
+    """
+    if threads == 1:
+        return contextlib.nullcontext()
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def batch_step(net: FloatNet, inputs: Inputs, rows: np.ndarray, target: np.ndarray, base: np.ndarray,
+               bucket: np.ndarray, pool: ThreadPoolExecutor, threads: int) -> tuple[float, dict[str, np.ndarray]]:
+    """The loss and gradients of the batch `rows`, in `threads` slices on the pool's threads.
+
+    Why threads: a step is mostly scipy's sparse products, building the
+    sparse inputs and numpy's passes over the accumulators, each on one core
+    with the GIL released, so slices of a batch run side by side (about 1.6x
+    on 2 cores, docs/nnue.md session 40).  Each slice's gradients are its
+    mean's, so weighted by the slice's share they sum to the batch's: the
+    step is the one-thread step up to rounding.
+    """
+    def one(part: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
+        stm, other = inputs(part)
+        return net.loss_and_grads(stm, other, target[part], base[part], bucket[part])
+
+    if threads == 1:
+        return one(rows)
+    parts = [part for part in np.array_split(rows, threads) if len(part)]
+    results = list(pool.map(one, parts))
+    shares = [len(part) / len(rows) for part in parts]
+    loss = sum(share * part_loss for share, (part_loss, _) in zip(shares, results))
+    grads = {key: sum(np.float32(share) * part_grads[key] for share, (_, part_grads) in zip(shares, results))
+             for key in results[0][1]}
+    return loss, grads
 
 
 def played_loss(cp: np.ndarray, classical: np.ndarray, target: np.ndarray) -> float:
@@ -396,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="with king4: train a shared 768-input block plus each king bucket's difference")
     parser.add_argument("--layer2", type=int, default=0, choices=range(0, 257), metavar="L",
                         help="units of a second hidden layer (float32; default 0, none)")
+    parser.add_argument("--threads", type=int, default=2, choices=range(1, 65), metavar="T",
+                        help="threads sharing each batch (default 2; BLAS then runs on one thread)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay (AdamW) of every weight matrix, not the biases")
     parser.add_argument("--compare", action="append", default=[], type=Path, metavar="NET",
                         help="also print this net file's held-out loss as played, on the same positions")
@@ -426,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
                        log=lambda line: print(line, file=sys.stderr), residual=args.base == "classical",
                        weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share,
                        mirror=args.mirror, buckets=args.buckets, features=FEATURE_SETS[args.features],
-                       layer2=args.layer2, factorised=args.factorise)
+                       layer2=args.layer2, factorised=args.factorise, threads=args.threads)
     quantised = quantise(net, str(args.out), args.correction_scale)
     if held.any():
         report_held_out(net, quantised, compared, records[held], args)

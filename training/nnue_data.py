@@ -11,6 +11,7 @@ check the engine computes the same ones.
 from __future__ import annotations
 
 import zlib
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -110,9 +111,24 @@ def output_buckets(records: np.ndarray, buckets: int) -> np.ndarray:
     return ((np.maximum(pieces.astype(np.int64), 1) - 1) * buckets // 32).astype(np.intp)
 
 
-def classical_scores(records: np.ndarray) -> np.ndarray:
-    """The classical evaluation of every record (side to move's cp): the base a residual net corrects."""
-    raw = records.tobytes()
+def classical_scores(records: np.ndarray, processes: int = 2) -> np.ndarray:
+    """The classical evaluation of every record (side to move's cp): the base a residual net corrects.
+
+    About 40 us a position in Python, so 8 minutes for 11M positions on one
+    core; large sets are scored in slices by `processes` worker processes.
+    """
+    slices = [records[start:start + CLASSICAL_SLICE].tobytes() for start in range(0, len(records), CLASSICAL_SLICE)]
+    if processes <= 1 or len(slices) <= 1:
+        return np.concatenate([_classical_slice(raw) for raw in slices] or [np.zeros(0, np.float32)])
+    with ProcessPoolExecutor(processes) as pool:
+        return np.concatenate(list(pool.map(_classical_slice, slices)))
+
+
+#: Records a worker of `classical_scores` scores at a time.
+CLASSICAL_SLICE = 200_000
+
+
+def _classical_slice(raw: bytes) -> np.ndarray:
     return np.array([classical_evaluate(decode(raw, offset).board) for offset in range(0, len(raw), RECORD_SIZE)],
                     dtype=np.float32)
 
