@@ -1,0 +1,274 @@
+"""The float net the trainer fits, and its quantisation to the engine's integer net (`eval.nnue`).
+
+`FloatNet` is 768 (or king4) -> H x 2 [-> L] -> 1 in float32 with Adam;
+`quantise` writes the integers the engine plays, and `quantised_cp` is the
+engine's arithmetic vectorised, so that the trainer can report what the
+quantisation costs.  `training.nnue` runs the training.
+"""
+from __future__ import annotations
+
+import chess
+import numpy as np
+import scipy.sparse
+
+from eval.nnue import BASE_CLASSICAL, BASE_NONE, FEATURES_768, INPUTS, KING_BUCKETS, DeepHead, Net
+from training.nnue_data import K
+
+#: A net's output unit in centipawns.
+CP_SCALE = 400
+#: The integer scales of the accumulators (QA) and of the output weights (QB).
+QA, QB = 255, 256
+
+
+# --- the float net -----------------------------------------------------------
+
+class FloatNet:
+    """768 -> H x 2 [-> L] -> 1 (one of B output heads) in float32, with Adam.
+
+    Every method that runs the head takes `bucket`, each position's output
+    bucket (`output_buckets`); None (or one bucket) is bucket 0 throughout.
+    Without a second layer the output weights are "w2", "b2"; with one
+    (`layer2` = L units) they are "l2w", "l2b" and then "w3", "b3".
+
+    With `factorised` king buckets, "wf" (768 x H) is a block every king
+    bucket shares, and "w1" holds each bucket's difference from it: the
+    input weights are ``w1 + wf`` repeated per bucket (`input_weights`).
+    Why: with four king buckets each input weight sees about a quarter of
+    the positions, and on 5.8M positions the plain king4 net overfitted
+    (held-out 0.0040 against the 768-input net's 0.0033, session 28); the
+    shared block learns from every position, as the 768-input net does, and
+    the differences only where the data asks for them.  Stockfish's trainer
+    calls these "virtual" (factorised) features.  The engine never sees the
+    split: `quantise` writes the summed weights.
+    """
+
+    def __init__(self, hidden: int, rng: np.random.Generator, residual: bool = False, buckets: int = 1,
+                 features: int = FEATURES_768, layer2: int = 0, factorised: bool = False) -> None:
+        # A residual net starts near zero (the base alone); a plain one needs
+        # larger output weights to move at all.  Every bucket starts alike.
+        self.residual = residual
+        self.features = features
+        w1 = (rng.standard_normal((INPUTS * KING_BUCKETS[features], hidden)) * 0.05).astype(np.float32)  # drawn first
+        scale = 0.005 if residual else 0.05
+        self.params = {"w1": w1, "b1": np.full(hidden, 0.1, dtype=np.float32)}
+        self.factorised = factorised and KING_BUCKETS[features] > 1
+        if self.factorised:  # every bucket starts as the shared block: the differences start at zero
+            self.params["wf"] = w1[:INPUTS].copy()
+            w1[:] = 0
+        if layer2:
+            self.params["l2w"] = (rng.standard_normal((2 * hidden, layer2)) / np.sqrt(2 * hidden)).astype(np.float32)
+            self.params["l2b"] = np.full(layer2, 0.1, dtype=np.float32)
+            w3 = (rng.standard_normal(layer2) * scale).astype(np.float32)
+            self.params["w3"], self.params["b3"] = np.tile(w3, (buckets, 1)), np.zeros(buckets, dtype=np.float32)
+        else:
+            w2 = (rng.standard_normal(2 * hidden) * scale).astype(np.float32)
+            self.params["w2"], self.params["b2"] = np.tile(w2, (buckets, 1)), np.zeros(buckets, dtype=np.float32)
+        self.moments = {key: (np.zeros_like(value), np.zeros_like(value)) for key, value in self.params.items()}
+        self.steps = 0
+
+    @property
+    def hidden(self) -> int:
+        return self.params["b1"].shape[0]
+
+    def input_weights(self) -> np.ndarray:
+        """The feature transformer's weights as the engine uses them (shared block added back when factorised)."""
+        w1 = self.params["w1"]
+        if not self.factorised:
+            return w1
+        return w1 + np.tile(self.params["wf"], (w1.shape[0] // INPUTS, 1))
+
+    @property
+    def layer2(self) -> int:
+        return self.params["l2b"].shape[0] if "l2b" in self.params else 0
+
+    @property
+    def buckets(self) -> int:
+        return self.params["b3" if self.layer2 else "b2"].shape[0]
+
+    def _head(self) -> tuple[np.ndarray, np.ndarray]:
+        """The output layer's (weights B x inputs, biases B)."""
+        return (self.params["w3"], self.params["b3"]) if self.layer2 else (self.params["w2"], self.params["b2"])
+
+    def _out(self, parts: list[np.ndarray], bucket: np.ndarray | None) -> np.ndarray:
+        """The output layer on its inputs, given as `parts` whose columns, side by side, are the head's inputs."""
+        w, b = self._head()
+        single = self.buckets == 1 or bucket is None
+        out = b[0] if single else b[bucket]
+        for x, columns in self._columns(parts):
+            out = out + (x @ w[0, columns] if single else np.einsum("ij,ij->i", x, w[bucket, columns]))
+        return out
+
+    def _out_grads(self, parts: list[np.ndarray], g_out: np.ndarray,
+                   bucket: np.ndarray | None) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+        """(gradient of each part, of the output weights, of the output biases)."""
+        w, _ = self._head()
+        if self.buckets == 1 or bucket is None:
+            pieces = [(np.outer(g_out, w[0, columns]), x.T @ g_out) for x, columns in self._columns(parts)]
+            return ([g for g, _ in pieces], np.concatenate([g for _, g in pieces])[None, :],
+                    np.array([g_out.sum()], dtype=np.float32))
+        # Each row's gradient goes to its own bucket's head: a (B x n) scatter matrix times x.
+        scatter = np.zeros((self.buckets, len(g_out)), dtype=np.float32)
+        scatter[bucket, np.arange(len(g_out))] = g_out
+        pieces = [(g_out[:, None] * w[bucket, columns], scatter @ x) for x, columns in self._columns(parts)]
+        return ([g for g, _ in pieces], np.concatenate([g for _, g in pieces], axis=1),
+                np.bincount(bucket, weights=g_out, minlength=self.buckets).astype(np.float32))
+
+    @staticmethod
+    def _columns(parts: list[np.ndarray]) -> list[tuple[np.ndarray, slice]]:
+        """Each part with the head's input columns it fills."""
+        starts = np.cumsum([0] + [x.shape[1] for x in parts])
+        return [(x, slice(int(start), int(start) + x.shape[1])) for x, start in zip(parts, starts)]
+
+    def _accumulators(self, stm, other) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
+        """(both perspectives' inputs stacked, their clipped first-layer activations stacked the same way).
+
+        Rows 0..n-1 are the side to move's, n..2n-1 the other side's; the
+        engine puts them side by side (n x 2H), the trainer on top of each
+        other.  Hot loop: these 2n x H arrays are most of a step's time, and
+        stacked they come from one sparse product, are clipped in place, and
+        go back to one sparse product as one contiguous gradient, with no
+        concatenation or slice copies.  `_reference_loss` in the tests is the
+        plain version.
+        """
+        both = scipy.sparse.vstack([stm, other], format="csr")
+        a = both @ self.input_weights()
+        a += self.params["b1"]
+        np.clip(a, 0, 1, out=a)
+        return both, a
+
+    def forward(self, stm, other, bucket: np.ndarray | None = None) -> tuple[np.ndarray, tuple]:
+        """Output in units of CP_SCALE centipawns, and what backward needs."""
+        both, a = self._accumulators(stm, other)
+        n, h = stm.shape[0], self.hidden
+        if not self.layer2:
+            return self._out([a[:n], a[n:]], bucket), (both, a, None)
+        l2w = self.params["l2w"]
+        z = a[:n] @ l2w[:h] + a[n:] @ l2w[h:] + self.params["l2b"]
+        return self._out([np.clip(z, 0, 1)], bucket), (both, a, z)
+
+    def loss_and_grads(self, stm, other, target: np.ndarray, base: np.ndarray,
+                       bucket: np.ndarray | None = None) -> tuple[float, dict[str, np.ndarray]]:
+        """Loss and gradients on a batch; `base` is the cp the output is added to (zeros: no base)."""
+        out, (both, a, z) = self.forward(stm, other, bucket)
+        prob = 1 / (1 + np.exp(-(out * CP_SCALE + base) / K))
+        diff = prob - target
+        loss = float(np.mean(diff * diff))
+        g_out = (2 / len(target)) * diff * prob * (1 - prob) * (CP_SCALE / K)
+        n, h = len(target), self.hidden
+        grads = {}
+        if self.layer2:
+            (g_x,), grads["w3"], grads["b3"] = self._out_grads([np.clip(z, 0, 1)], g_out, bucket)
+            g_z = (g_x * ((z > 0) & (z < 1))).astype(np.float32)
+            grads["l2w"] = np.concatenate([a[:n].T @ g_z, a[n:].T @ g_z])
+            grads["l2b"] = g_z.sum(axis=0)
+            l2w = self.params["l2w"]
+            g_a = np.empty_like(a)
+            np.matmul(g_z, l2w[:h].T, out=g_a[:n])
+            np.matmul(g_z, l2w[h:].T, out=g_a[n:])
+        else:
+            g_parts, grads["w2"], grads["b2"] = self._out_grads([a[:n], a[n:]], g_out, bucket)
+            g_a = np.concatenate(g_parts).astype(np.float32, copy=False)
+        g_a *= (a > 0) & (a < 1)  # the clip passes the gradient inside (0, 1) only
+        grads["w1"] = np.asarray(both.T @ g_a, dtype=np.float32)
+        if self.factorised:  # the shared block is in every bucket: its gradient is theirs summed
+            grads["wf"] = grads["w1"].reshape(-1, INPUTS, h).sum(axis=0)
+        grads["b1"] = g_a.sum(axis=0)
+        return loss, {key: value.astype(np.float32, copy=False) for key, value in grads.items()}
+
+    def loss(self, stm, other, target: np.ndarray, base: np.ndarray, bucket: np.ndarray | None = None,
+             batch: int = 65536) -> float:
+        total = 0.0
+        for start in range(0, len(target), batch):
+            part = slice(start, start + batch)
+            out, _ = self.forward(stm[part], other[part], None if bucket is None else bucket[part])
+            prob = 1 / (1 + np.exp(-(out * CP_SCALE + base[part]) / K))
+            total += float(np.sum((prob - target[part]) ** 2))
+        return total / len(target)
+
+    def adam(self, grads: dict[str, np.ndarray], lr: float, weight_decay: float = 0.0,
+             beta1: float = 0.9, beta2: float = 0.999) -> None:
+        """One Adam step, with decoupled weight decay (AdamW) on the weights, not the biases."""
+        self.steps += 1
+        if weight_decay:
+            for key in ("w1", "wf", "w2", "l2w", "w3"):
+                if key in self.params:
+                    self.params[key] *= 1 - lr * weight_decay
+        for key, grad in grads.items():
+            m, v = self.moments[key]
+            m *= beta1
+            m += (1 - beta1) * grad
+            v *= beta2
+            v += (1 - beta2) * grad * grad
+            m_hat = m / (1 - beta1 ** self.steps)
+            v_hat = v / (1 - beta2 ** self.steps)
+            self.params[key] -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+        # Keep the quantised weights within int16 (`quantise` clips the factorised sum).
+        np.clip(self.params["w1"], -32767 / QA, 32767 / QA, out=self.params["w1"])
+        if "w2" in self.params:
+            np.clip(self.params["w2"], -32767 / QB, 32767 / QB, out=self.params["w2"])
+
+    def cp(self, stm, other, bucket: np.ndarray | None = None) -> np.ndarray:
+        return in_slices(lambda rows: self.forward(stm[rows], other[rows], _rows(bucket, rows))[0] * CP_SCALE,
+                         stm.shape[0])
+
+
+def quantise(net: FloatNet, name: str = "<trained>", correction_scale: float = 1.0) -> Net:
+    """The integer net; its output (the correction, for a residual net) multiplied by `correction_scale`.
+
+    Why a scale: a residual net's correction is right on average and noisy
+    position by position, and a search picks the moves whose noise is most
+    favourable.  Shrinking the correction toward the classical base trades a
+    little of its average gain for much less noise; at 3,000 nodes a
+    half-scaled net played far better than the full one (docs/nnue.md).
+    """
+    p = net.params
+    first = dict(hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE, base=BASE_CLASSICAL if net.residual else BASE_NONE,
+                 features=net.features, name=name,
+                 w1=np.round(np.clip(net.input_weights(), -32767 / QA, 32767 / QA) * QA).astype(np.int16),
+                 b1=np.round(p["b1"] * QA).astype(np.int16))
+    if net.layer2:  # the layers after the accumulators stay float32
+        deep = DeepHead(p["l2w"], p["l2b"], p["w3"] * correction_scale, p["b3"] * correction_scale)
+        return Net(**first, w2=np.zeros((net.buckets, 2 * net.hidden), np.int16), b2=(0,) * net.buckets, deep=deep)
+    return Net(**first, w2=np.round(p["w2"] * QB * correction_scale).astype(np.int16),
+               b2=tuple(int(round(float(b) * QA * QB * correction_scale)) for b in p["b2"]))
+
+
+#: Positions scored at a time by `FloatNet.cp` and `quantised_cp`.
+SLICE_ROWS = 65536
+
+
+def in_slices(score, count: int) -> np.ndarray:
+    """`score(slice)` over `count` positions, SLICE_ROWS at a time, joined.
+
+    Why: a whole held-out set at once is n x 2H int64 accumulators and an
+    n x (2H + 1) float64 head input, 15 GB for 567k positions at 512 units.
+    """
+    return np.concatenate([score(slice(start, start + SLICE_ROWS)) for start in range(0, count, SLICE_ROWS)]
+                          or [np.zeros(0)])
+
+
+def _rows(bucket: np.ndarray | None, rows: slice) -> np.ndarray | None:
+    return None if bucket is None else bucket[rows]
+
+
+def quantised_cp(net: Net, stm, other, bucket: np.ndarray | None = None) -> np.ndarray:
+    """The integer net's centipawns on a batch (the engine's arithmetic, vectorised), 65,536 positions at a time."""
+    return in_slices(lambda rows: _quantised_cp(net, stm[rows], other[rows], _rows(bucket, rows)), stm.shape[0])
+
+
+def _quantised_cp(net: Net, stm, other, bucket: np.ndarray | None) -> np.ndarray:
+    if bucket is None:
+        bucket = np.zeros(stm.shape[0], dtype=np.intp)
+    w1 = net.w1.astype(np.int64)
+    a_stm = np.clip(stm.astype(np.int64) @ w1 + net.b1, 0, net.qa)
+    a_other = np.clip(other.astype(np.int64) @ w1 + net.b1, 0, net.qa)
+    h = net.hidden
+    if net.deep is not None:  # the engine's exact arithmetic (`DeepTables`): a batch scores as each position alone
+        tables = net.deep_tables
+        inputs = np.concatenate([a_stm, a_other, np.ones((len(a_stm), 1), np.int64)], axis=1).astype(np.float64)
+        z = np.clip(inputs @ tables.inputs[chess.WHITE], 0.0, tables.top)  # White's table: side to move first
+        out = np.einsum("ij,ij->i", z, np.array(tables.out)[bucket]) + np.array(tables.out_bias, np.float64)[bucket]
+        return (out.astype(np.int64).astype(object) * net.cp_scale // tables.divisor).astype(np.int64)
+    w2 = net.w2.astype(np.int64)[bucket]
+    total = np.einsum("ij,ij->i", a_stm, w2[:, :h]) + np.einsum("ij,ij->i", a_other, w2[:, h:])
+    return (total + np.array(net.b2, dtype=np.int64)[bucket]) * net.cp_scale // (net.qa * net.qb)
