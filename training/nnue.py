@@ -55,7 +55,8 @@ from eval.nnue import load as load_net
 from training.nnue_data import (K, LAMBDA, RECORD_DTYPE, SCORE_CLAMP, Inputs, classical_scores,  # noqa: F401 (re-exported)
                                 feature_matrices, holdout_files, holdout_mask, load_chunks, load_records,
                                 output_buckets, piece_codes, targets)
-from training.nnue_net import CP_SCALE, QA, QB, FloatNet, quantise, quantised_cp  # noqa: F401 (re-exported)
+from training.nnue_net import (CP_SCALE, QA, QB, FloatNet, played_loss, quantise,  # noqa: F401 (re-exported)
+                                quantised_cp)
 from training.records import DataFormatError, chunk_name, chunk_paths
 
 #: --features names.
@@ -97,7 +98,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
         for start in range(0, len(rows), chunk):
             part = rows[start:start + chunk]
             stm, other = inputs(part)
-            total += net.loss(stm, other, target[part], base[part], bucket[part], batch=chunk) * len(part)
+            total += net.loss(stm, other, target[part], base[part], bucket[part]) * len(part)
         return total / len(rows)
 
     def group_losses() -> str:
@@ -185,11 +186,6 @@ def batch_step(net: FloatNet, inputs: Inputs, rows: np.ndarray, target: np.ndarr
     grads = {key: sum(np.float32(share) * part_grads[key] for share, (_, part_grads) in zip(shares, results))
              for key in results[0][1]}
     return loss, grads
-
-
-def played_loss(cp: np.ndarray, classical: np.ndarray, target: np.ndarray) -> float:
-    """The loss of centipawn scores (a residual net's correction plus the classical base)."""
-    return float(np.mean((1 / (1 + np.exp(-(classical + cp) / K)) - target) ** 2))
 
 
 def report_held_out(net: FloatNet, quantised: Net, compared: list[Net], held: np.ndarray,

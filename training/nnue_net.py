@@ -175,15 +175,9 @@ class FloatNet:
         grads["b1"] = g_a.sum(axis=0)
         return loss, {key: value.astype(np.float32, copy=False) for key, value in grads.items()}
 
-    def loss(self, stm, other, target: np.ndarray, base: np.ndarray, bucket: np.ndarray | None = None,
-             batch: int = 65536) -> float:
-        total = 0.0
-        for start in range(0, len(target), batch):
-            part = slice(start, start + batch)
-            out, _ = self.forward(stm[part], other[part], None if bucket is None else bucket[part])
-            prob = 1 / (1 + np.exp(-(out * CP_SCALE + base[part]) / K))
-            total += float(np.sum((prob - target[part]) ** 2))
-        return total / len(target)
+    def loss(self, stm, other, target: np.ndarray, base: np.ndarray, bucket: np.ndarray | None = None) -> float:
+        """The mean loss on these positions, scored a slice at a time (`cp`)."""
+        return played_loss(self.cp(stm, other, bucket), base, target)
 
     def adam(self, grads: dict[str, np.ndarray], lr: float, weight_decay: float = 0.0,
              beta1: float = 0.9, beta2: float = 0.999) -> None:
@@ -231,6 +225,11 @@ def quantise(net: FloatNet, name: str = "<trained>", correction_scale: float = 1
         return Net(**first, w2=np.zeros((net.buckets, 2 * net.hidden), np.int16), b2=(0,) * net.buckets, deep=deep)
     return Net(**first, w2=np.round(p["w2"] * QB * correction_scale).astype(np.int16),
                b2=tuple(int(round(float(b) * QA * QB * correction_scale)) for b in p["b2"]))
+
+
+def played_loss(cp: np.ndarray, base: np.ndarray | float, target: np.ndarray) -> float:
+    """The loss of centipawn scores added to `base` (a residual net's classical evaluation; 0 for the net alone)."""
+    return float(np.mean((1 / (1 + np.exp(-(base + cp) / K)) - target) ** 2))
 
 
 #: Positions scored at a time by `FloatNet.cp` and `quantised_cp`.
