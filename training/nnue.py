@@ -55,7 +55,7 @@ from eval.nnue import load as load_net
 from training.nnue_data import (K, LAMBDA, RECORD_DTYPE, SCORE_CLAMP, Inputs, classical_scores,  # noqa: F401 (re-exported)
                                 feature_matrices, holdout_files, holdout_mask, load_chunks, load_records,
                                 output_buckets, piece_codes, targets)
-from training.nnue_net import (CP_SCALE, QA, QB, FloatNet, played_loss, quantise,  # noqa: F401 (re-exported)
+from training.nnue_net import (CP_SCALE, QA, QB, SLICE_ROWS, FloatNet, played_loss, quantise,  # noqa: F401 (re-exported)
                                 quantised_cp)
 from training.records import DataFormatError, chunk_name, chunk_paths
 
@@ -92,7 +92,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     net = FloatNet(hidden, rng, residual, buckets, features, layer2, factorised)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
 
-    def loss_of(rows: np.ndarray, chunk: int = 65536) -> float:
+    def loss_of(rows: np.ndarray, chunk: int = SLICE_ROWS) -> float:
         """Mean loss over `rows`, their inputs built a chunk at a time."""
         total = 0.0
         for start in range(0, len(rows), chunk):
