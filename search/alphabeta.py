@@ -35,6 +35,14 @@ NULL_MOVE_REDUCTION = 2
 #: this many centipawns per ply above beta is trusted to hold.
 RFP_MAX_DEPTH = 3
 RFP_MARGIN = 90
+#: `Features.deep_rfp`: reverse futility pruning up to this depth.
+RFP_DEEP_MAX_DEPTH = 6
+#: `Features.adaptive_null_move`: the null-move search is
+#: NULL_MOVE_REDUCTION + 1 + depth // 3 plies shallower, plus one ply for
+#: every NULL_MOVE_EVAL_STEP centipawns the static evaluation stands above
+#: beta, at most NULL_MOVE_EVAL_PLIES: the surer the cut, the less it costs.
+NULL_MOVE_EVAL_STEP = 200
+NULL_MOVE_EVAL_PLIES = 2
 #: Late move reductions: least depth, first move index reduced by one ply,
 #: and index from which quiet moves are reduced by two.
 LMR_MIN_DEPTH = 3
@@ -307,11 +315,16 @@ class AlphaBeta:
         """
         pos = self.pos
         board = pos.board
-        if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta:
+        features = self.features
+        if depth <= (RFP_DEEP_MAX_DEPTH if features.deep_rfp else RFP_MAX_DEPTH) and static - RFP_MARGIN * depth >= beta:
             return static
         if depth >= NULL_MOVE_MIN_DEPTH and static >= beta and board.move_stack and board.move_stack[-1]:
+            if features.adaptive_null_move:
+                reduction = NULL_MOVE_REDUCTION + 1 + depth // 3 + min(NULL_MOVE_EVAL_PLIES, (static - beta) // NULL_MOVE_EVAL_STEP)
+            else:
+                reduction = NULL_MOVE_REDUCTION + depth // 6
             pos.push_null()
-            score = -self.alphabeta(depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta, -beta + 1, ply + 1)
+            score = -self.alphabeta(depth - 1 - reduction, -beta, -beta + 1, ply + 1)
             pos.pop()
             if score >= beta:
                 return beta if score >= TB_WIN_BOUND else score

@@ -55,13 +55,23 @@ class Features:
     #: Internal iterative reduction: deep nodes without a hash move are
     #: searched a ply shallower.  Selective.  Off until its SPRT passes.
     iir: bool = False
+    #: Null-move searches shallower the deeper the node and the further its
+    #: static evaluation stands above beta (depth // 3 plies instead of
+    #: depth // 6, up to NULL_MOVE_EVAL_PLIES more), as the strongest engines
+    #: reduce them.  Selective.  Off until its SPRT passes.
+    adaptive_null_move: bool = False
+    #: Reverse futility pruning up to RFP_DEEP_MAX_DEPTH plies from the
+    #: horizon instead of RFP_MAX_DEPTH (same margin a ply).  Selective.  Off
+    #: until its SPRT passes.
+    deep_rfp: bool = False
 
     @classmethod
     def exact(cls) -> "Features":
         """Only the speed-ups that never change the minimax value."""
         return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
                    late_move_reductions=False, see_pruning=False, quiet_pruning=False,
-                   singular_extensions=False, iir=False, log_reductions=False)
+                   singular_extensions=False, iir=False, log_reductions=False,
+                   adaptive_null_move=False, deep_rfp=False)
 
     @classmethod
     def plain(cls) -> "Features":
