@@ -182,13 +182,13 @@ class AlphaBeta:
                 and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
             static = None  # evaluated once for both kinds of pruning
             if features.null_move and not excluded and abs(beta) < TB_WIN_BOUND:
-                static = pos.evaluate()
+                static = self._static_eval(data)
                 score = self._prune_by_static_eval(depth, beta, ply, static)
                 if score is not None:
                     return score
             if features.quiet_pruning and depth <= QUIET_PRUNING_MAX_DEPTH:
                 if static is None:
-                    static = pos.evaluate()
+                    static = self._static_eval(data)
                 futile = static + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
                 quiets_allowed = 1 if futile else LMP_BASE + depth * depth + 1
         quiets = 0
@@ -302,6 +302,22 @@ class AlphaBeta:
             return None
         assert self.tablebases is not None
         return self.tablebases.probe_score(board, ply)
+
+    def _static_eval(self, data: int) -> int:
+        """The evaluation the pruning decisions stand on: static, or the table's score where its bound is tighter.
+
+        With `Features.tt_static_eval`, a lower bound above the static
+        evaluation (or an upper bound below it) from any earlier search of
+        this position replaces it: the search saw what the evaluation
+        could not.  Mate and tablebase scores are left out.
+        """
+        static = self.pos.evaluate()
+        if data and self.features.tt_static_eval:
+            bound = (data >> 8) & 3
+            score = ((data >> 10) & 0x1FFFF) - 65536  # `search.tt.decode`, inlined
+            if abs(score) < TB_WIN_BOUND and (bound == EXACT or (bound == LOWER) == (score > static)):
+                return score
+        return static
 
     def _prune_by_static_eval(self, depth: int, beta: int, ply: int, static: int) -> int | None:
         """A fail-high score without searching the moves, or None.

@@ -64,6 +64,12 @@ class Features:
     #: horizon instead of RFP_MAX_DEPTH (same margin a ply).  Selective.  Off
     #: until its SPRT passes.
     deep_rfp: bool = False
+    #: The pruning decisions (reverse futility, null move, futility) read
+    #: the table's score in place of the static evaluation when its bound
+    #: says the true value lies beyond it on that side: a searched score is
+    #: a better guess than a static one.  Selective.  Off until its SPRT
+    #: passes.
+    tt_static_eval: bool = False
 
     @classmethod
     def exact(cls) -> "Features":
@@ -71,7 +77,7 @@ class Features:
         return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
                    late_move_reductions=False, see_pruning=False, quiet_pruning=False,
                    singular_extensions=False, iir=False, log_reductions=False,
-                   adaptive_null_move=False, deep_rfp=False)
+                   adaptive_null_move=False, deep_rfp=False, tt_static_eval=False)
 
     @classmethod
     def plain(cls) -> "Features":

@@ -1,5 +1,6 @@
 """Selective search switches: quiet-move pruning (on since its SPRT); singular extensions, IIR,
-logarithmic reductions, adaptive null move and deep reverse futility (off until their SPRTs).
+logarithmic reductions, adaptive null move, deep reverse futility and the table's score as
+static evaluation (off until their SPRTs).
 
 Also the two pieces it stands on: `Position.gives_check` (checked against
 python-chess on every legal move of random games) and the
@@ -18,7 +19,7 @@ from search.driver import Searcher
 from search.features import Features
 from search.position import Position
 from search.timeman import Limits
-from search.types import MATE
+from search.types import EXACT, LOWER, MATE, UPPER
 from uci_engine.options import FEATURES_VARIABLE, search_features
 
 PRUNING = Features(quiet_pruning=True)
@@ -178,9 +179,12 @@ def test_a_forced_move_is_singular_and_the_test_leaves_no_trace() -> None:
 
 @pytest.mark.parametrize("features", [SINGULAR, Features(iir=True), Features(log_reductions=True),
                                       Features(adaptive_null_move=True), Features(deep_rfp=True),
+                                      Features(tt_static_eval=True),
                                       Features(singular_extensions=True, iir=True, quiet_pruning=True,
-                                               log_reductions=True, adaptive_null_move=True, deep_rfp=True)],
-                         ids=["singular", "iir", "log_reductions", "adaptive_null_move", "deep_rfp", "all"])
+                                               log_reductions=True, adaptive_null_move=True, deep_rfp=True,
+                                               tt_static_eval=True)],
+                         ids=["singular", "iir", "log_reductions", "adaptive_null_move", "deep_rfp",
+                              "tt_static_eval", "all"])
 def test_selective_switches_keep_the_mates_and_play_legal_moves(features: Features) -> None:
     for fen in open(SUITES / "mate2.fen").read().splitlines()[:6]:
         assert Searcher(1, features).search(chess.Board(fen), Limits(depth=4)).score == MATE - 3
@@ -196,7 +200,8 @@ def plain_nodes(fen: str, depth: int = 7) -> int:
     return Searcher(1).search(chess.Board(fen), Limits(depth=depth)).nodes
 
 
-@pytest.mark.parametrize("name", ["singular_extensions", "log_reductions", "adaptive_null_move", "deep_rfp"])
+@pytest.mark.parametrize("name", ["singular_extensions", "log_reductions", "adaptive_null_move", "deep_rfp",
+                                  "tt_static_eval"])
 def test_each_switch_changes_the_tree(name: str) -> None:
     """Each switch reaches the tree: across the middlegames, other node counts to the same depth.
 
@@ -234,6 +239,28 @@ def test_adaptive_null_move_reduces_more_with_depth_and_margin() -> None:
     assert depths == [5, 2, 0]
 
 
+@pytest.mark.parametrize("bound, offset, tighter", [
+    (EXACT, 150, True), (EXACT, -150, True),
+    (LOWER, 150, True), (LOWER, -150, False),     # a lower bound below the evaluation says nothing
+    (UPPER, -150, True), (UPPER, 150, False),
+])
+def test_tt_static_eval_takes_the_tables_score_only_where_its_bound_is_tighter(bound: int, offset: int,
+                                                                                tighter: bool) -> None:
+    from search.alphabeta import AlphaBeta
+    from search.tt import TranspositionTable
+    board = chess.Board(MIDDLEGAMES[0])
+    tt = TranspositionTable(1)
+    tree = AlphaBeta(Position(board), tt, Features(tt_static_eval=True))
+    static = tree.pos.evaluate()
+    tt.store(tree.pos.key, 3, bound, static + offset, None, 0)
+    data = tt.probe_data(tree.pos.key)
+    assert tree._static_eval(data) == (static + offset if tighter else static)
+    assert AlphaBeta(Position(board), tt)._static_eval(data) == static  # off: always the evaluation
+    mate = TranspositionTable(1)
+    mate.store(tree.pos.key, 3, EXACT, MATE - 5, None, 0)
+    assert tree._static_eval(mate.probe_data(tree.pos.key)) == static  # mate scores are not evaluations
+
+
 def test_log_reductions_grow_with_depth_and_move_number_and_keep_a_ply() -> None:
     from search.alphabeta import LOG_REDUCTIONS
     for depth in range(1, 64):
@@ -245,6 +272,6 @@ def test_log_reductions_grow_with_depth_and_move_number_and_keep_a_ply() -> None
 
 
 def test_selective_switches_are_off_by_default_and_in_the_exact_search() -> None:
-    for name in ("singular_extensions", "iir", "log_reductions", "adaptive_null_move", "deep_rfp"):
+    for name in ("singular_extensions", "iir", "log_reductions", "adaptive_null_move", "deep_rfp", "tt_static_eval"):
         assert not getattr(Features(), name)
         assert not getattr(Features.exact(), name)
