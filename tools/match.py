@@ -59,6 +59,7 @@ import argparse
 import concurrent.futures as cf
 import math
 import random
+import signal
 import sys
 import threading
 import time
@@ -293,6 +294,10 @@ def report(a: str, b: str, st: Summary, faults: list[tuple[int, Fault]], seconds
 def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
+    # A match started in the background by a non-interactive shell inherits
+    # SIGINT ignored; restore Python's handler so that `kill -INT` still
+    # stops it after the games in play (the pairs already played are kept).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if not (args.tc or args.nodes or args.depth or args.movetime):
         ap.error("give --tc, --nodes, --depth or --movetime")
     a, b = engines_from(args, ap)
