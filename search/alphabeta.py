@@ -313,8 +313,7 @@ class AlphaBeta:
         """
         static = self.pos.evaluate()
         if data and self.features.tt_static_eval:
-            bound = (data >> 8) & 3
-            score = ((data >> 10) & 0x1FFFF) - 65536  # `search.tt.decode`, inlined
+            _, bound, score, _ = decode(data)  # not every node: only where pruning is tried
             if abs(score) < TB_WIN_BOUND and (bound == EXACT or (bound == LOWER) == (score > static)):
                 return score
         return static
