@@ -150,7 +150,7 @@ class AlphaBeta:
             depth += 1
         if depth <= 0:
             if features.quiescence:
-                return self.quiescence(alpha, beta, ply)
+                return self.quiescence(alpha, beta, ply, features.qs_checks)
             return pos.evaluate()
         if ply >= MAX_PLY:
             return pos.evaluate()
@@ -345,12 +345,14 @@ class AlphaBeta:
                 return beta if score >= TB_WIN_BOUND else score
         return None
 
-    def quiescence(self, alpha: int, beta: int, ply: int) -> int:
+    def quiescence(self, alpha: int, beta: int, ply: int, checks: bool = False) -> int:
         """Resolve captures (and evasions when in check) until the position is quiet.
 
         The side to move may "stand pat" on the static evaluation instead of
         capturing, except in check, where every evasion is searched so that
-        mates at the horizon are seen.
+        mates at the horizon are seen.  With `checks` (the first ply, under
+        `Features.qs_checks`), quiet checks that do not lose the checking
+        piece follow the captures.
         """
         self._tick()
         pos = self.pos
@@ -379,14 +381,23 @@ class AlphaBeta:
             moves = pos.tactical_moves()
             if self.features.ordering:
                 moves = self.orderer.order_captures(pos.board, moves)
+            if checks:
+                board = pos.board
+                moves += [move for move in pos.quiet_checks() if see(board, move) >= 0]
 
         delta = self.features.delta_pruning and not in_check
         losing = self.features.see_pruning and not in_check
         board = pos.board
         piece_type_at = board.piece_type_at
+        ep_square = board.ep_square
         for move in moves:
             if (delta or losing) and not move.promotion:
-                victim = piece_type_at(move.to_square) or chess.PAWN  # None: en passant
+                victim = piece_type_at(move.to_square)
+                if victim is None:
+                    # En passant takes a pawn; a quiet check (`checks`) is
+                    # valued as the king, so neither margin prunes it: it may
+                    # mate, and SEE has vetted it already.
+                    victim = chess.PAWN if move.to_square == ep_square else chess.KING
                 if delta and stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
                     continue
                 # Only a capture of a cheaper piece can lose the exchange.

@@ -70,6 +70,11 @@ class Features:
     #: a better guess than a static one.  Selective.  Off until its SPRT
     #: passes.
     tt_static_eval: bool = False
+    #: Quiescence's first ply also tries quiet moves that give check (not
+    #: losing the checker by static exchange); the side in check then
+    #: answers with every evasion, so mates and forks one ply past the
+    #: horizon are seen.  Selective.  Off until its SPRT passes.
+    qs_checks: bool = False
 
     @classmethod
     def exact(cls) -> "Features":
@@ -77,7 +82,7 @@ class Features:
         return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
                    late_move_reductions=False, see_pruning=False, quiet_pruning=False,
                    singular_extensions=False, iir=False, log_reductions=False,
-                   adaptive_null_move=False, deep_rfp=False, tt_static_eval=False)
+                   adaptive_null_move=False, deep_rfp=False, tt_static_eval=False, qs_checks=False)
 
     @classmethod
     def plain(cls) -> "Features":

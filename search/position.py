@@ -217,6 +217,53 @@ class Position:
                     moves.append(move)
         return moves
 
+    def quiet_checks(self) -> list[chess.Move]:
+        """Legal quiet moves (no capture, promotion, castling or en passant) that give direct check.
+
+        Quiescence's first ply tries them (`Features.qs_checks`).  Rather than
+        generate every quiet move and ask each whether it checks, only the
+        squares from which some piece of ours would attack the enemy king
+        are asked of the generator, and each move is kept if its own piece
+        attacks the king from there.  The rays are read with the mover still
+        on its square: a slider on the king's ray would already give check,
+        so a mover on it is another piece, whose check is discovered (left
+        out, as are the other discovered checks).
+        """
+        board = self.board
+        us = board.turn
+        king = (board.kings & board.occupied_co[not us]).bit_length() - 1
+        if king < 0:
+            return []
+        occupied = board.occupied
+        knight = _KNIGHT_ATTACKS[king]
+        pawn = _PAWN_ATTACKS[not us][king]  # where our pawn would attack the king from
+        diagonal = _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied]
+        straight = _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied]
+        targets = (knight | pawn | diagonal | straight) & ~occupied
+        if not targets:
+            return []
+        movers = board.occupied_co[us] & ~board.kings & ~promoting_pawns(board)
+        checks = []
+        piece_type_at = board.piece_type_at
+        for move in board.generate_legal_moves(movers, targets):
+            to = 1 << move.to_square
+            piece = piece_type_at(move.from_square)
+            if piece == chess.KNIGHT:
+                attacks = knight
+            elif piece == chess.PAWN:
+                if (move.from_square - move.to_square) & 7:
+                    continue  # en passant: a capture
+                attacks = pawn
+            elif piece == chess.BISHOP:
+                attacks = diagonal
+            elif piece == chess.ROOK:
+                attacks = straight
+            else:
+                attacks = diagonal | straight
+            if attacks & to:
+                checks.append(move)
+        return checks
+
     def no_moves_score(self, ply: int) -> int:
         """Checkmate (lost, sooner is worse) or stalemate."""
         return -MATE + ply if self.board.is_check() else 0

@@ -1,9 +1,10 @@
 """Selective search switches: quiet-move pruning (on since its SPRT); singular extensions, IIR,
-logarithmic reductions, adaptive null move, deep reverse futility and the table's score as
-static evaluation (off until their SPRTs).
+logarithmic reductions, adaptive null move, deep reverse futility, the table's score as
+static evaluation and quiet checks in quiescence (off until their SPRTs).
 
-Also the two pieces it stands on: `Position.gives_check` (checked against
-python-chess on every legal move of random games) and the
+Also the pieces they stand on: `Position.gives_check` (checked against
+python-chess on every legal move of random games), `Position.quiet_checks`
+(against playing every quiet move) and the
 `PAWNSTORM_FEATURES` switch a match uses to turn them on.
 """
 from __future__ import annotations
@@ -63,6 +64,55 @@ def test_gives_check_special_moves(fen: str, move: str) -> None:
     parsed = chess.Move.from_uci(move)
     assert parsed in board.legal_moves
     assert Position(board).gives_check(parsed) == board.gives_check(parsed)
+
+
+def direct_quiet_checks(board: chess.Board) -> set[chess.Move]:
+    """The slow reference for `Position.quiet_checks`: play each quiet move and ask who attacks the king."""
+    found = set()
+    for move in board.legal_moves:
+        if (board.is_capture(move) or move.promotion or board.is_castling(move)
+                or board.piece_type_at(move.from_square) == chess.KING):
+            continue
+        board.push(move)
+        if board.attackers(not board.turn, board.king(board.turn)) & chess.BB_SQUARES[move.to_square]:
+            found.add(move)
+        board.pop()
+    return found
+
+
+def test_quiet_checks_agree_with_playing_every_quiet_move() -> None:
+    rng = random.Random(11)
+    total = 0
+    for game in range(25):
+        board = chess.Board()
+        for _ in range(100):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            expected = direct_quiet_checks(board)
+            assert set(Position(board.copy()).quiet_checks()) == expected, board.fen()
+            total += len(expected)
+            board.push(rng.choice(moves))
+    assert total > 500  # the random games had checks to find
+
+
+def test_quiet_checks_leave_out_en_passant_but_not_its_square() -> None:
+    # After ...e7-e5, Qe6+ lands on the en-passant square quietly; dxe6+ is a capture.
+    board = chess.Board("8/5k2/8/3Pp3/8/7Q/8/4K3 w - e6 0 2")
+    assert board.gives_check(chess.Move.from_uci("d5e6"))
+    checks = {move.uci() for move in Position(board).quiet_checks()}
+    assert "h3e6" in checks and "h3h7" in checks and "d5e6" not in checks
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_quiescence_with_checks_sees_a_quiet_mate(checks: bool) -> None:
+    """A back-rank mate one ply past the horizon: only quiescence with checks sees it."""
+    from search.alphabeta import AlphaBeta
+    from search.tt import TranspositionTable
+    from search.types import INFINITY
+    tree = AlphaBeta(Position(chess.Board("6k1/5ppp/8/8/8/8/8/3R2K1 w - - 0 1")), TranspositionTable(1),
+                     Features(qs_checks=checks))
+    assert (tree.quiescence(-INFINITY, INFINITY, 0, checks) == MATE - 1) == checks
 
 
 MIDDLEGAMES = [
@@ -179,12 +229,12 @@ def test_a_forced_move_is_singular_and_the_test_leaves_no_trace() -> None:
 
 @pytest.mark.parametrize("features", [SINGULAR, Features(iir=True), Features(log_reductions=True),
                                       Features(adaptive_null_move=True), Features(deep_rfp=True),
-                                      Features(tt_static_eval=True),
+                                      Features(tt_static_eval=True), Features(qs_checks=True),
                                       Features(singular_extensions=True, iir=True, quiet_pruning=True,
                                                log_reductions=True, adaptive_null_move=True, deep_rfp=True,
-                                               tt_static_eval=True)],
+                                               tt_static_eval=True, qs_checks=True)],
                          ids=["singular", "iir", "log_reductions", "adaptive_null_move", "deep_rfp",
-                              "tt_static_eval", "all"])
+                              "tt_static_eval", "qs_checks", "all"])
 def test_selective_switches_keep_the_mates_and_play_legal_moves(features: Features) -> None:
     for fen in open(SUITES / "mate2.fen").read().splitlines()[:6]:
         assert Searcher(1, features).search(chess.Board(fen), Limits(depth=4)).score == MATE - 3
@@ -201,7 +251,7 @@ def tree_nodes(fen: str, features: Features = Features()) -> int:
 
 
 @pytest.mark.parametrize("name", ["singular_extensions", "log_reductions", "adaptive_null_move", "deep_rfp",
-                                  "tt_static_eval"])
+                                  "tt_static_eval", "qs_checks"])
 def test_each_switch_changes_the_tree(name: str) -> None:
     """Each switch reaches the tree: across the middlegames, other node counts to the same depth.
 
@@ -271,6 +321,7 @@ def test_log_reductions_grow_with_depth_and_move_number_and_keep_a_ply() -> None
 
 
 def test_selective_switches_are_off_by_default_and_in_the_exact_search() -> None:
-    for name in ("singular_extensions", "iir", "log_reductions", "adaptive_null_move", "deep_rfp", "tt_static_eval"):
+    for name in ("singular_extensions", "iir", "log_reductions", "adaptive_null_move", "deep_rfp", "tt_static_eval",
+                 "qs_checks"):
         assert not getattr(Features(), name)
         assert not getattr(Features.exact(), name)
