@@ -362,6 +362,7 @@ class AlphaBeta:
         if ply >= MAX_PLY:
             return pos.evaluate()
 
+        board = pos.board
         in_check = pos.in_check()
         if in_check:
             moves = pos.legal_moves()
@@ -370,7 +371,7 @@ class AlphaBeta:
             best_score = -INFINITY
             stand_pat = -INFINITY
             if self.features.ordering:
-                moves = self.orderer.order(pos.board, moves, 0, ply)
+                moves = self.orderer.order(board, moves, 0, ply)
         else:
             stand_pat = pos.evaluate()
             if stand_pat >= beta:
@@ -380,16 +381,13 @@ class AlphaBeta:
                 alpha = stand_pat
             moves = pos.tactical_moves()
             if self.features.ordering:
-                moves = self.orderer.order_captures(pos.board, moves)
+                moves = self.orderer.order_captures(board, moves)
             if checks:
-                board = pos.board
                 moves += [move for move in pos.quiet_checks() if see(board, move) >= 0]
 
         delta = self.features.delta_pruning and not in_check
         losing = self.features.see_pruning and not in_check
-        board = pos.board
         piece_type_at = board.piece_type_at
-        ep_square = board.ep_square
         for move in moves:
             if (delta or losing) and not move.promotion:
                 victim = piece_type_at(move.to_square)
@@ -397,7 +395,7 @@ class AlphaBeta:
                     # En passant takes a pawn; a quiet check (`checks`) is
                     # valued as the king, so neither margin prunes it: it may
                     # mate, and SEE has vetted it already.
-                    victim = chess.PAWN if move.to_square == ep_square else chess.KING
+                    victim = chess.PAWN if move.to_square == board.ep_square else chess.KING
                 if delta and stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
                     continue
                 # Only a capture of a cheaper piece can lose the exchange.
