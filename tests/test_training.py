@@ -384,7 +384,7 @@ def test_targets_and_file_holdout() -> None:
     records["score"] = [400, 400, -400]
     records["result"] = [2, RESULT_UNKNOWN, 0]
     teacher = 1 / (1 + np.exp(-1.0))
-    expected = [0.75 * teacher + 0.25, teacher, 0.75 * (1 - teacher)]
+    expected = [0.8 * teacher + 0.2, teacher, 0.8 * (1 - teacher)]
     assert np.allclose(trainer.targets(records), expected)
     assert np.allclose(trainer.targets(records, teacher_share=1.0), [teacher, teacher, 1 - teacher])
     paths = [Path(f"self-{index:04d}.psd.gz") for index in range(2000)]

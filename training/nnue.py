@@ -11,7 +11,7 @@ memory stays near the records' 32 bytes a position.  `--threads` (default
 
 Target, in win-probability space: ``LAMBDA * sigmoid(score / K) + (1 - LAMBDA) * result``
 with ``result`` 1 / 0.5 / 0 for the side to move, the teacher's score clamped
-to +-SCORE_CLAMP, LAMBDA = 0.75 (mostly the teacher, whose label is exact for
+to +-SCORE_CLAMP, LAMBDA = 0.8 (mostly the teacher, whose label is exact for
 the position; the game result corrects the teacher's horizon) and K = 400 cp.
 The loss is the mean squared error between that target and
 ``sigmoid(cp / K)`` of the net's own score, so the net speaks centipawns on
