@@ -16,7 +16,7 @@ import chess
 from search.features import Features
 from search.ordering import MoveOrderer
 from search.movepick import staged_moves
-from search.position import Position
+from search.position import Position, promoting_pawns
 from search.see import see
 from search.tablebase import Tablebases
 from search.tt import TranspositionTable, decode, encode_move, score_from_tt
@@ -379,6 +379,9 @@ class AlphaBeta:
             best_score = stand_pat
             if stand_pat > alpha:
                 alpha = stand_pat
+            if (self.features.delta_pruning and not checks and stand_pat + _best_victim(board) + DELTA_MARGIN <= alpha
+                    and not promoting_pawns(board)):
+                return best_score  # delta pruning would skip every capture below: generate none
             moves = pos.tactical_moves()
             if self.features.ordering:
                 moves = self.orderer.order_captures(board, moves)
@@ -413,3 +416,16 @@ class AlphaBeta:
                         break
         return best_score
 
+
+def _best_victim(board: chess.Board) -> int:
+    """The value of the side to move's most valuable capture target: the bound delta pruning tests every capture against."""
+    them = board.occupied_co[not board.turn]
+    if board.queens & them:
+        return PIECE_VALUE[chess.QUEEN]
+    if board.rooks & them:
+        return PIECE_VALUE[chess.ROOK]
+    if board.bishops & them:
+        return PIECE_VALUE[chess.BISHOP]
+    if board.knights & them:
+        return PIECE_VALUE[chess.KNIGHT]
+    return PIECE_VALUE[chess.PAWN] if board.pawns & them else 0

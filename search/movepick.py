@@ -23,6 +23,7 @@ from typing import Iterator
 import chess
 
 from search.ordering import MoveOrderer
+from search.movegen import legal_moves
 from search.position import Position, promoting_pawns
 from search.tt import decode_move, encode_move
 
@@ -52,8 +53,8 @@ def staged_moves(pos: Position, orderer: MoveOrderer | None, hash_move: int, ply
     good, bad = orderer.split_tactical(board, pos.tactical_moves(underpromotions=True), ply)
     yield from _without(good, hash_move)
     # python-chess generates castling by the rook's square: keep ours in the mask.
-    quiets = list(board.generate_legal_moves(~promoting_pawns(board),
-                                             ~board.occupied | board.castling_rights & board.occupied_co[board.turn]))
+    quiets = legal_moves(board, ~promoting_pawns(board),
+                         ~board.occupied | board.castling_rights & board.occupied_co[board.turn])
     ep = board.ep_square
     if ep is not None:  # only an en-passant capture (staged above) lands on the ep square
         pawns = board.pawns

@@ -26,6 +26,8 @@ import numpy as np
 from eval.evaluate import finish, packed_score
 from eval.nnue import BASE_CLASSICAL, Net, clip_into
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
+from search.movegen import legal_captures
+from search.movegen import legal_moves as movegen_legal_moves
 from search.types import MATE
 
 _KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
@@ -207,12 +209,15 @@ class Position:
         return list(self.board.generate_legal_moves())
 
     def tactical_moves(self, underpromotions: bool = False) -> list[chess.Move]:
-        """Captures and promotions: queen promotions only for quiescence, all for the main search."""
+        """Captures and promotions: queen promotions only for quiescence, all for the main search.
+
+        The side to move is not in check (`search.movegen`'s generator).
+        """
         board = self.board
-        moves = list(board.generate_legal_captures())
+        moves = legal_captures(board)
         promoting = promoting_pawns(board)
         if promoting:
-            for move in board.generate_legal_moves(promoting, ~board.occupied):
+            for move in movegen_legal_moves(board, promoting, ~board.occupied):
                 if underpromotions or move.promotion == chess.QUEEN:
                     moves.append(move)
         return moves
@@ -245,7 +250,11 @@ class Position:
         movers = board.occupied_co[us] & ~board.kings & ~promoting_pawns(board)
         checks = []
         piece_type_at = board.piece_type_at
-        for move in board.generate_legal_moves(movers, targets):
+        if self.in_check():  # the inlined generator is for a side not in check (quiescence asks only then)
+            candidates = list(board.generate_legal_moves(movers, targets))
+        else:
+            candidates = movegen_legal_moves(board, movers, targets)
+        for move in candidates:
             to = 1 << move.to_square
             piece = piece_type_at(move.from_square)
             if piece == chess.KNIGHT:
