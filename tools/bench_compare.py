@@ -1,0 +1,75 @@
+"""Which engine tree searches faster?  `bench` in each, interleaved, the best of several runs.
+
+A speed change that keeps the search's tree must show the same `bench`
+node count and more nodes a second.  One `bench` run on a shared virtual
+machine varies by 20-30% from run to run (sessions 48-49 saw 23k-35k nps
+for one tree within minutes), so a single before-and-after pair proves
+nothing.  This script runs `bench` in every tree in turn, `--rounds` times,
+each time in a fresh interpreter that times `--repeat` searches of the
+bench positions and keeps the fastest; the fastest run of each tree is the
+one the machine disturbed least (timeit's advice), and interleaving gives
+each tree the same share of the machine's good and bad minutes.
+
+    python tools/bench_compare.py OLD_TREE NEW_TREE [--depth 4] [--rounds 3] [--repeat 3]
+
+A tree is a checkout (`git worktree add --detach /tmp/old HEAD~1`); each is
+searched with its own code and its own bundled net, with the interpreter
+running this script.  Nothing else heavy should run meanwhile.
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+#: Run inside each tree: prints "nodes seconds", the fastest of `repeat` bench runs.
+_PROBE = """
+import sys
+sys.path.insert(0, ".")
+from eval.nnue import default_net
+from uci_engine.diagnostics import bench
+net = default_net()
+best = None
+for _ in range({repeat}):
+    nodes, seconds = bench({depth}, net=net, emit=lambda line: None)
+    best = seconds if best is None else min(best, seconds)
+print(nodes, best)
+"""
+
+
+def probe(tree: Path, depth: int, repeat: int) -> tuple[int, float]:
+    """(nodes, fastest seconds) of `repeat` bench runs at `depth` in `tree`."""
+    done = subprocess.run([sys.executable, "-c", _PROBE.format(depth=depth, repeat=repeat)], cwd=tree,
+                          capture_output=True, text=True, check=True)
+    nodes, seconds = done.stdout.split()[-2:]
+    return int(nodes), float(seconds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trees", nargs="+", type=Path, help="checkouts of the engine, the first is the reference")
+    parser.add_argument("--depth", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds over the trees")
+    parser.add_argument("--repeat", type=int, default=3, help="bench runs per interpreter (the fastest counts)")
+    args = parser.parse_args(argv)
+    fastest: dict[Path, float] = {}
+    nodes: dict[Path, int] = {}
+    for round_ in range(1, args.rounds + 1):
+        for tree in args.trees:
+            count, seconds = probe(tree, args.depth, args.repeat)
+            nodes[tree] = count
+            fastest[tree] = min(seconds, fastest.get(tree, seconds))
+            print(f"round {round_}: {tree}: {count} nodes in {seconds:.3f} s ({count / seconds:,.0f} nps)", flush=True)
+    reference = args.trees[0]
+    for tree in args.trees:
+        ratio = (nodes[tree] / fastest[tree]) / (nodes[reference] / fastest[reference])
+        print(f"{tree}: bench {args.depth}: {nodes[tree]} nodes, fastest {fastest[tree]:.3f} s, "
+              f"{nodes[tree] / fastest[tree]:,.0f} nps ({ratio - 1:+.1%} against {reference})")
+    if len(set(nodes.values())) > 1:
+        print("node counts differ: the trees search different trees, so nps alone does not compare them")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
