@@ -128,10 +128,7 @@ def legal_moves(board: chess.Board, from_mask: chess.Bitboard = _ALL,
                 to = targets.bit_length() - 1
                 targets ^= 1 << to
                 if (1 << to) & _BACKRANKS:
-                    append(_Move(frm, to, _QUEEN))
-                    append(_Move(frm, to, _ROOK))
-                    append(_Move(frm, to, _BISHOP))
-                    append(_Move(frm, to, _KNIGHT))
+                    moves += _promotions(frm, to)
                 else:
                     append(_Move(frm, to))
 
@@ -152,10 +149,7 @@ def legal_moves(board: chess.Board, from_mask: chess.Bitboard = _ALL,
         if (1 << frm) & pins and not rays[frm] & (1 << to):
             continue
         if (1 << to) & _BACKRANKS:
-            append(_Move(frm, to, _QUEEN))
-            append(_Move(frm, to, _ROOK))
-            append(_Move(frm, to, _BISHOP))
-            append(_Move(frm, to, _KNIGHT))
+            moves += _promotions(frm, to)
         else:
             append(_Move(frm, to))
     while double:
@@ -169,6 +163,11 @@ def legal_moves(board: chess.Board, from_mask: chess.Bitboard = _ALL,
     if board.ep_square is not None:
         moves.extend(board.generate_legal_ep(from_mask, to_mask))
     return moves
+
+
+def _promotions(frm: chess.Square, to: chess.Square) -> list[chess.Move]:
+    """A pawn's four promotions on one square, in python-chess's order (rare: a call is affordable)."""
+    return [_Move(frm, to, _QUEEN), _Move(frm, to, _ROOK), _Move(frm, to, _BISHOP), _Move(frm, to, _KNIGHT)]
 
 
 def legal_captures(board: chess.Board) -> list[chess.Move]:
