@@ -160,7 +160,8 @@ def legal_moves(board: chess.Board, from_mask: chess.Bitboard = _ALL,
             continue
         append(_Move(frm, to))
 
-    if board.ep_square is not None:
+    ep = board.ep_square
+    if ep is not None and (to_mask >> ep) & 1:  # (captures ask with the enemy's pieces only: never the empty ep square)
         moves.extend(board.generate_legal_ep(from_mask, to_mask))
     return moves
 
