@@ -24,8 +24,8 @@ from training.records import RECORD_SIZE, RESULT_UNKNOWN, SUFFIX_V1, DataFormatE
 #: The win-probability scale of a centipawn score (sigmoid(cp / K)).
 K = 400.0
 #: The teacher's share of the target; the game result has the rest.  0.8 is
-#: the bundled net's (s46-l08: +70.6 over 1.0 in games; 0.6 screened even
-#: with it, docs/nnue.md sessions 46-48).
+#: the bundled net's (s48-alone; s46-l08 took +70.6 over 1.0 in games, and
+#: 0.6 screened even with it, docs/nnue.md sessions 46-48).
 LAMBDA = 0.8
 #: Teacher scores are clamped to this many centipawns.
 SCORE_CLAMP = 3000
