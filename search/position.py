@@ -26,6 +26,7 @@ import numpy as np
 from eval.evaluate import finish, packed_score
 from eval.nnue import BASE_CLASSICAL, Net, clip_into
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
+from search.boardpush import push_plain
 from search.movegen import legal_captures
 from search.movegen import legal_moves as movegen_legal_moves
 from search.types import MATE
@@ -104,11 +105,13 @@ class Position:
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
                  "_b2", "_bucket_of", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors",
-                 "_kings", "_king_states", "_deep", "_inputs", "evals")
+                 "_kings", "_king_states", "_deep", "_inputs", "evals", "_plain")
 
     def __init__(self, board: chess.Board, net: Net | None = None, evals: dict[int, int] | None = None) -> None:
         """`evals`: the static scores of `net` by key, to share across searches (see `evaluate`); None: a new one."""
         self.board = board
+        # A plain board (no variant) takes the inlined push (`search.boardpush`).
+        self._plain = type(board) is chess.Board
         #: Static evaluations by key, all from `net` (the owner resets it when the net changes).
         self.evals: dict[int, int] = {} if evals is None else evals
         self.key = chess.polyglot.zobrist_hash(board)
@@ -351,7 +354,8 @@ class Position:
         refresh = False  # the mover's king changed state: its perspective is summed afresh below
 
         mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]
-        if piece == chess.KING and board.is_castling(move):
+        castles = piece == chess.KING and board.is_castling(move)
+        if castles:
             # Lift king and rook first: in Chess960 either may land where
             # the other stood.
             to, rook_from, rook_to = _castling_squares(board, move)
@@ -399,7 +403,10 @@ class Position:
             chess960_rights = _POLYGLOT.hash_castling(board)  # this move may change the rights
         if board.ep_square is not None:
             key ^= _ep_key(board)
-        board.push(move)
+        if self._plain and not castles:  # the board change inlined: python-chess's push, less its lookups
+            push_plain(board, move, piece, captured, capture_square)
+        else:
+            board.push(move)
         if board.castling_rights != rights:
             if board.chess960:  # (only moves touching a king or castling rook get here)
                 key ^= chess960_rights ^ _POLYGLOT.hash_castling(board)
