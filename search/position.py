@@ -105,7 +105,7 @@ class Position:
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
                  "_b2", "_bucket_of", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors",
-                 "_kings", "_king_states", "_deep", "_inputs", "evals", "_plain")
+                 "_kings", "_king_states", "_deep", "_inputs", "evals", "_plain", "_classical")
 
     def __init__(self, board: chess.Board, net: Net | None = None, evals: dict[int, int] | None = None) -> None:
         """`evals`: the static scores of `net` by key, to share across searches (see `evaluate`); None: a new one."""
@@ -136,6 +136,8 @@ class Position:
             else:
                 self._clip = np.empty_like(self.acc)
             self._base = net.base == BASE_CLASSICAL
+        #: Whether `evaluate` reads the classical sums (mg, eg, phase): a net alone does not, so `push` skips them.
+        self._classical = net is None or self._base
         self._undo: list[tuple] = []
         # Keys of the positions since the last irreversible move of the game,
         # oldest first, ending with the current one; python-chess's own move
@@ -353,7 +355,7 @@ class Position:
         own = 0 if us else 384
         refresh = False  # the mover's king changed state: its perspective is summed afresh below
 
-        mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]
+        mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]  # (castling keeps mg and eg in step either way)
         castles = piece == chess.KING and board.is_castling(move)
         if castles:
             # Lift king and rook first: in Chess960 either may land where
@@ -372,11 +374,13 @@ class Position:
                 acc -= rows[own + 192 + rook_from]
         else:
             placed = move.promotion or piece
-            mg += mg_us[placed][to] - mg_us[piece][frm]
-            eg += eg_us[placed][to] - eg_us[piece][frm]
+            classical = self._classical
+            if classical:
+                mg += mg_us[placed][to] - mg_us[piece][frm]
+                eg += eg_us[placed][to] - eg_us[piece][frm]
+                if move.promotion:
+                    phase += PHASE_WEIGHT[placed]
             key ^= z_us[piece][frm] ^ z_us[placed][to]
-            if move.promotion:
-                phase += PHASE_WEIGHT[placed]
             if piece == chess.KING and kings is not None and self._king_states[to if us else to ^ 56] != kings[us]:
                 rows, kings, refresh = self._king_moved(us, to, kings)
             if rows is not None:
@@ -389,10 +393,11 @@ class Position:
                 captured = chess.PAWN
                 capture_square = to - 8 if us == chess.WHITE else to + 8
             if captured is not None:
-                mg -= MG_TABLE[them][captured][capture_square]
-                eg -= EG_TABLE[them][captured][capture_square]
+                if classical:
+                    mg -= MG_TABLE[them][captured][capture_square]
+                    eg -= EG_TABLE[them][captured][capture_square]
+                    phase -= PHASE_WEIGHT[captured]
                 key ^= ZOBRIST_PIECE[them][captured][capture_square]
-                phase -= PHASE_WEIGHT[captured]
                 if rows is not None:
                     acc -= rows[384 - own + 64 * captured - 64 + capture_square]
 
