@@ -355,7 +355,7 @@ class Position:
         own = 0 if us else 384
         refresh = False  # the mover's king changed state: its perspective is summed afresh below
 
-        mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]  # (castling keeps mg and eg in step either way)
+        mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]  # (castling, rare, updates mg and eg even when unread)
         castles = piece == chess.KING and board.is_castling(move)
         if castles:
             # Lift king and rook first: in Chess960 either may land where

@@ -77,16 +77,26 @@ def test_tricky_positions(fen: str) -> None:
         _check_game(chess.Board(fen), rng, 40)
 
 
-def test_position_takes_the_inlined_push_only_on_a_plain_board() -> None:
+def test_position_takes_the_inlined_push_only_on_a_plain_board(monkeypatch: pytest.MonkeyPatch) -> None:
     """A board subclass (a variant) keeps python-chess's own push, and still gives the same position."""
 
     class Subclass(chess.Board):
         pass
 
+    calls = []
+
+    def counted(*args: object) -> None:
+        calls.append(args)
+        push_plain(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("search.position.push_plain", counted)
     for board in (chess.Board(), Subclass()):
+        calls.clear()
         pos = Position(board)
         for uci in ("e2e4", "d7d5", "e4d5", "g8f6", "f1b5", "c7c6", "g1f3", "c6b5", "e1g1"):
             pos.push(chess.Move.from_uci(uci))
         assert pos._plain == (type(board) is chess.Board)
+        # Every move but the castling went through the inlined push on the plain board, none on the subclass.
+        assert len(calls) == (8 if type(board) is chess.Board else 0)
         assert board.fen() == "rnbqkb1r/pp2pppp/5n2/1p1P4/8/5N2/PPPP1PPP/RNBQ1RK1 b kq - 1 5"
         assert pos.key == chess.polyglot.zobrist_hash(board)
