@@ -393,6 +393,15 @@ def test_targets_and_file_holdout() -> None:
     assert np.array_equal(held, trainer.holdout_files(list(reversed(paths)), 0.05)[::-1])  # not by order
 
 
+def test_learning_rate_steps_down_once_or_twice() -> None:
+    one = [trainer.learning_rate(epoch, 10, 1.0) for epoch in range(1, 11)]
+    assert one == [1.0] * 7 + [0.3] * 3  # the last quarter at 0.3x, as every bundled net was trained
+    two = [trainer.learning_rate(epoch, 10, 1.0, second_drop=True) for epoch in range(1, 11)]
+    assert two == [1.0] * 7 + [0.3] * 2 + [0.09]
+    assert [trainer.learning_rate(epoch, 20, 1.0, second_drop=True) for epoch in (15, 16, 18, 19, 20)] == [1.0, 0.3, 0.3, 0.09, 0.09]
+    assert trainer.learning_rate(2, 2, 1.0, second_drop=True) == 0.09  # at least the last epoch
+
+
 def test_correction_scale_shrinks_the_net_output(tmp_path: Path) -> None:
     data = _matrices(random_records(400, seed=8), tmp_path, "train")
     net, _ = trainer.train(data, hidden=8, epochs=2, batch=128, lr=0.01, seed=1, holdout=0.1,

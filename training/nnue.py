@@ -70,7 +70,8 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
           weight_decay: float = 0.0, held: np.ndarray | None = None,
           groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA,
           mirror: bool = False, buckets: int = 1, features: int = FEATURES_768,
-          layer2: int = 0, factorised: bool = False, threads: int = 2) -> tuple[FloatNet, dict[str, float]]:
+          layer2: int = 0, factorised: bool = False, threads: int = 2,
+          second_drop: bool = False) -> tuple[FloatNet, dict[str, float]]:
     """Train on `records`; with `residual` the net corrects the classical evaluation.
 
     `held` marks the validation positions (default: `holdout` of them by a
@@ -123,7 +124,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     with ThreadPoolExecutor(threads) as pool, _blas_alone(threads):
         for epoch in range(1, epochs + 1):
             order = rng.permutation(train_idx)
-            rate = lr * (0.3 if epoch > epochs * 0.75 else 1.0)
+            rate = learning_rate(epoch, epochs, lr, second_drop)
             batches = range(0, len(order), batch)
             bar = tqdm(batches, desc=f"epoch {epoch}", unit="batch", leave=False) if (tqdm and progress) else batches
             total = 0.0
@@ -143,6 +144,18 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     stats["best_epoch"] = best[2]
     stats["valid_loss"] = stats.get(f"valid_{best[2]}", float("nan"))
     return net, stats
+
+
+def learning_rate(epoch: int, epochs: int, lr: float, second_drop: bool = False) -> float:
+    """The step size of `epoch` (1-based): `lr`, then 0.3 of it for the last quarter of the epochs.
+
+    The drop is where the held-out loss falls most (session 48: 0.002507 to
+    0.002381 in the first epoch at 0.3x, then flat), so `second_drop` adds a
+    further step, 0.09x, for the last tenth of the epochs (at least the last one).
+    """
+    if second_drop and epoch > min(epochs * 0.9, epochs - 1):
+        return lr * 0.09
+    return lr * (0.3 if epoch > epochs * 0.75 else 1.0)
 
 
 def _blas_alone(threads: int) -> contextlib.AbstractContextManager:
@@ -241,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, choices=range(1, 65), metavar="T",
                         help="threads sharing each batch (default 2; BLAS then runs on one thread)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay (AdamW) of every weight matrix, not the biases")
+    parser.add_argument("--second-drop", action="store_true",
+                        help="a second step down of the learning rate (0.09x) for the last tenth of the epochs")
     parser.add_argument("--compare", action="append", default=[], type=Path, metavar="NET",
                         help="also print this net file's held-out loss as played, on the same positions")
     args = parser.parse_args(argv)
@@ -270,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
                        log=lambda line: print(line, file=sys.stderr), residual=args.base == "classical",
                        weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share,
                        mirror=args.mirror, buckets=args.buckets, features=FEATURE_SETS[args.features],
-                       layer2=args.layer2, factorised=args.factorise, threads=args.threads)
+                       layer2=args.layer2, factorised=args.factorise, threads=args.threads,
+                       second_drop=args.second_drop)
     quantised = quantise(net, str(args.out), args.correction_scale)
     if held.any():
         report_held_out(net, quantised, compared, records[held], args)
