@@ -19,6 +19,7 @@ from eval.evaluate import evaluate as classical_evaluate
 from search.position import Position
 from training import datagen
 from training import nnue as trainer
+from training import nnue_data
 from training.records import (HEADER, RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, Record, decode, read_chunk,
                               read_raw, write_chunk)
 
@@ -391,6 +392,40 @@ def test_targets_and_file_holdout() -> None:
     held = trainer.holdout_files(paths, 0.05)
     assert 50 <= held.sum() <= 150  # about 5%, by file
     assert np.array_equal(held, trainer.holdout_files(list(reversed(paths)), 0.05)[::-1])  # not by order
+
+
+def _play_game(moves: str, final_white_score: int) -> list[Record]:
+    """A `play` game's records: each position after the first move (no two games share one, so none is a
+    duplicate the loader drops), the last scored `final_white_score` from White's view."""
+    board = chess.Board()
+    records = []
+    for index, san in enumerate(moves.split()):
+        if index:
+            records.append(Record(board.copy(stack=False), 10 if board.turn else -10, RESULT_UNKNOWN))
+        board.push_san(san)
+    white = final_white_score
+    records.append(Record(board.copy(stack=False), white if board.turn else -white, RESULT_UNKNOWN))
+    return records
+
+
+def test_play_games_take_the_result_their_end_tells(tmp_path: Path) -> None:
+    won = _play_game("e4 e5 Qh5 Nc6 Bc4 Nf6", 20000)  # White mates next: won for White
+    lost = _play_game("d4 d5 c4 e6 Nc3 Nf6 Bg5", -2400)  # Black to move, 2,400 up for Black
+    drawn = _play_game("Nf3 Nf6 g3", 40)
+    path = tmp_path / "play-0000.psd.xz"
+    write_chunk(path, won + lost + drawn)
+    tree = tmp_path / "tree-0000.psd.xz"
+    write_chunk(tree, _play_game("c4 e5 Nc3", 3000))
+    plain, _ = trainer.load_chunks([path, tree])
+    assert (plain["result"] == RESULT_UNKNOWN).all()  # unless asked: the teacher alone
+    records, files = trainer.load_chunks([path, tree], play_results=True)
+    assert nnue_data.game_starts(records[files == 0]).nonzero()[0].tolist() == [0, len(won), len(won) + len(lost)]
+    white_first = [record.board.turn for record in won + lost + drawn]
+    expected = ([2 if turn else 0 for turn in white_first[:len(won)]]
+                + [0 if turn else 2 for turn in white_first[len(won):len(won) + len(lost)]]
+                + [1] * len(drawn))
+    assert records["result"][files == 0].tolist() == expected
+    assert (records["result"][files == 1] == RESULT_UNKNOWN).all()  # a tree position is off the game's line
 
 
 def test_learning_rate_steps_down_once_or_twice() -> None:

@@ -33,7 +33,9 @@ Duplicates across chunk files are dropped on loading (key: pieces and side
 to move).  A fixed share of the chunk files (by a hash of the file name, so
 whole games) is held out; its loss is printed every epoch, overall and per
 source (sf, self, tree).  Positions whose game result is unknown (tree
-chunks) take the teacher's score alone as the target.  The
+chunks; play chunks unless ``--play-results`` infers their games' results
+from how each ended, `training.nnue_data.play_game_results`) take the
+teacher's score alone as the target.  The
 float net is quantised to integers (`eval.nnue` format); the quantisation
 error on the held-out positions is printed at the end.  What the trainer
 makes of the chunk files (records, targets, inputs) is `training.nnue_data`;
@@ -256,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay (AdamW) of every weight matrix, not the biases")
     parser.add_argument("--second-drop", action="store_true",
                         help="a second step down of the learning rate (0.09x) for the last tenth of the epochs")
+    parser.add_argument("--play-results", action="store_true",
+                        help="give the teacher's own games (play chunks) the result of their end, so that "
+                             "--lambda blends a result into them too (else they take the teacher alone)")
     parser.add_argument("--compare", action="append", default=[], type=Path, metavar="NET",
                         help="also print this net file's held-out loss as played, on the same positions")
     args = parser.parse_args(argv)
@@ -273,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     paths = chunk_paths(args.data)
     try:
-        records, files = load_chunks(paths)
+        records, files = load_chunks(paths, play_results=args.play_results)
     except DataFormatError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

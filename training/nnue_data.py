@@ -29,6 +29,10 @@ K = 400.0
 LAMBDA = 0.8
 #: Teacher scores are clamped to this many centipawns.
 SCORE_CLAMP = 3000
+#: `play_game_results`: a ``play`` game whose last labelled position the
+#: teacher scores at least this far from zero is won by that side (the games
+#: end at 2,000 for four plies; 87% of them end beyond 1,000 either way).
+PLAY_RESULT_MARGIN = 1000
 
 RECORD_DTYPE = np.dtype([("occupied", "<u8"), ("pieces", "u1", 16), ("score", "<i2"), ("result", "u1"),
                          ("turn", "u1"), ("fullmove", "<u2"), ("halfmove", "u1"), ("flags", "u1")])
@@ -37,9 +41,18 @@ assert RECORD_DTYPE.itemsize == RECORD_SIZE
 
 # --- data ---------------------------------------------------------------------
 
-def load_chunks(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
-    """All records of the chunk files, de-duplicated (first occurrence kept), and each one's file index."""
+def load_chunks(paths: list[Path], play_results: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """All records of the chunk files, de-duplicated (first occurrence kept), and each one's file index.
+
+    With `play_results`, the records of the teacher's own games (``play``
+    chunks, stored with the result unknown) take the result of their game
+    as `play_game_results` infers it, so that the target blends a result
+    into them as it does for the other games.
+    """
     arrays = [np.frombuffer(read_raw(path), RECORD_DTYPE) for path in paths]
+    if play_results:
+        arrays = [with_play_results(array) if chunk_name(path).startswith("play-") else array
+                  for path, array in zip(paths, arrays)]
     if not arrays:
         raise DataFormatError("no chunk files")
     records = np.concatenate(arrays)
@@ -50,6 +63,50 @@ def load_chunks(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
     _, first = np.unique(identity, return_index=True)
     first = np.sort(first)
     return records[first], files[first]
+
+
+def game_starts(records: np.ndarray) -> np.ndarray:
+    """Where each game of a chunk begins: the records of one game come in order, so the ply goes up and material never comes back.
+
+    A ``play`` chunk stores its games one after the other without a
+    marker; the next game starts from the opening (an earlier ply, more
+    pieces).  One that starts later than the last kept position of the game
+    before, with no more pieces, would be taken for its continuation: a
+    game decided in its first plies followed by one with a longer opening,
+    which is rare.
+    """
+    ply = 2 * (records["fullmove"].astype(np.int64) - 1) + records["turn"]
+    pieces = np.array([int(occupied).bit_count() for occupied in records["occupied"]], dtype=np.int64)
+    starts = np.ones(len(records), dtype=bool)
+    starts[1:] = (ply[1:] <= ply[:-1]) | (pieces[1:] > pieces[:-1])
+    return starts
+
+
+def play_game_results(records: np.ndarray, margin: int = PLAY_RESULT_MARGIN) -> np.ndarray:
+    """Each record's game result for the side to move (0 loss, 1 draw, 2 win), from how its game ended.
+
+    A ``play`` game ends when the teacher's score has stood at 2,000 cp or
+    more for four plies (`training.datagen.PLAY_DECIDED`), at a mate, or
+    by a draw rule or at 300 plies.  So the game's last labelled position
+    tells its result: a score at least `margin` from zero (White's view)
+    won for that side, anything nearer zero is a draw.  Stalemating a won
+    game would be scored as the win: rare at the teacher's depth.
+    """
+    starts = np.flatnonzero(game_starts(records))
+    ends = np.append(starts[1:], len(records)) - 1
+    white_view = np.where(records["turn"] == 0, 1, -1) * records["score"].astype(np.int64)
+    last = white_view[ends]
+    white_result = np.where(last >= margin, 2, np.where(last <= -margin, 0, 1))
+    per_record = np.repeat(white_result, ends - starts + 1)
+    return np.where(records["turn"] == 0, per_record, 2 - per_record).astype(np.uint8)
+
+
+def with_play_results(records: np.ndarray) -> np.ndarray:
+    """A copy of a ``play`` chunk's records with the results `play_game_results` infers."""
+    inferred = records.copy()
+    if len(inferred):
+        inferred["result"] = play_game_results(inferred)
+    return inferred
 
 
 def load_records(paths: list[Path]) -> np.ndarray:
