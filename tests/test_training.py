@@ -403,8 +403,8 @@ def _play_game(moves: str, final_white_score: int) -> list[Record]:
         if index:
             records.append(Record(board.copy(stack=False), 10 if board.turn else -10, RESULT_UNKNOWN))
         board.push_san(san)
-    white = final_white_score
-    records.append(Record(board.copy(stack=False), white if board.turn else -white, RESULT_UNKNOWN))
+    records.append(Record(board.copy(stack=False), final_white_score if board.turn else -final_white_score,
+                          RESULT_UNKNOWN))
     return records
 
 

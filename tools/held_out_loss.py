@@ -22,17 +22,24 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from eval import nnue  # noqa: E402
-from training.nnue_data import (LAMBDA, classical_scores, feature_matrices, holdout_files, load_chunks,  # noqa: E402
-                                output_buckets, targets)
-from training.nnue_net import played_loss, quantised_cp  # noqa: E402
+from training.nnue import cp_as_played  # noqa: E402
+from training.nnue_data import LAMBDA, classical_scores, holdout_files, load_chunks, targets  # noqa: E402
+from training.nnue_net import played_loss  # noqa: E402
 from training.records import chunk_name, chunk_paths  # noqa: E402
 
 
-def losses(net: nnue.Net, records: np.ndarray, kinds: np.ndarray, target: np.ndarray) -> dict[str, float]:
-    """The net's loss as played, on all `records` ("all") and on each source's."""
-    stm, other = feature_matrices(records, features=net.features)
-    cp = quantised_cp(net, stm, other, output_buckets(records, net.buckets))
-    base = classical_scores(records) if net.base == nnue.BASE_CLASSICAL else np.zeros(len(records))
+def losses(net: nnue.Net, records: np.ndarray, kinds: np.ndarray, target: np.ndarray,
+           classical: np.ndarray | None = None) -> dict[str, float]:
+    """The net's loss as played, on all `records` ("all") and on each source's.
+
+    `classical` is the records' classical evaluation, which a residual net
+    adds to its output (computed here if not given: pass it when scoring
+    several nets).
+    """
+    cp = cp_as_played(net, records)
+    base = np.zeros(len(records))
+    if net.base == nnue.BASE_CLASSICAL:
+        base = classical if classical is not None else classical_scores(records)
     result = {"all": played_loss(cp, base, target)}
     for kind in sorted(set(kinds.tolist())):
         chosen = kinds == kind
@@ -63,8 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     target = targets(records, args.teacher_share)
     print(f"{len(records)} held-out positions from {len(held_paths)} files; target {args.teacher_share:g} teacher"
           f" + {1 - args.teacher_share:g} result{' (play results inferred)' if args.play_results else ''}")
+    # The classical evaluation of every record is the slow part: once, and only if a residual net needs it.
+    classical = classical_scores(records) if any(net.base == nnue.BASE_CLASSICAL for net in nets) else None
     for path, net in zip(args.nets, nets):
-        result = losses(net, records, kinds, target)
+        result = losses(net, records, kinds, target, classical)
         print(f"{path}: " + "  ".join(f"{kind} {loss:.6f}" for kind, loss in result.items()))
     return 0
 

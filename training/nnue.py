@@ -203,6 +203,12 @@ def batch_step(net: FloatNet, inputs: Inputs, rows: np.ndarray, target: np.ndarr
     return loss, grads
 
 
+def cp_as_played(net: Net, records: np.ndarray) -> np.ndarray:
+    """A net file's output on `records` as the engine computes it (centipawns, before any classical base)."""
+    stm, other = feature_matrices(records, features=net.features)
+    return quantised_cp(net, stm, other, output_buckets(records, net.buckets))
+
+
 def report_held_out(net: FloatNet, quantised: Net, compared: list[Net], held: np.ndarray,
                     args: argparse.Namespace) -> None:
     """Quantisation error, and the held-out loss as played (correction scaled) of the float32
@@ -221,8 +227,7 @@ def report_held_out(net: FloatNet, quantised: Net, compared: list[Net], held: np
           f"float32 {played_loss(float_cp, base, target):.6f}, integer {played_loss(integer_cp, base, target):.6f}",
           file=sys.stderr)
     for other_net in compared:
-        stm, other = feature_matrices(held, features=other_net.features)
-        cp = quantised_cp(other_net, stm, other, output_buckets(held, other_net.buckets))
+        cp = cp_as_played(other_net, held)
         other_base = classical if other_net.base == BASE_CLASSICAL else 0.0
         print(f"held-out loss as played of {other_net.name} ({other_net.architecture}): "
               f"{played_loss(cp, other_base, target):.6f}", file=sys.stderr)
