@@ -221,17 +221,30 @@ class AlphaBeta:
         orderer = self.orderer if features.ordering else None
         # Quiet moves searched so far that did not cut off (history malus).
         failed_quiets: list[chess.Move] = []
-        for move in staged_moves(pos, orderer, hash_move if orderer is not None else 0, ply, in_check):
+        if classify:  # `board.is_capture`, inlined below: asked of every move
+            them, ep, pawns = board.occupied_co[not board.turn], board.ep_square, board.pawns
+        gives_check = None  # the node's `Position.quiet_check_test`, made when pruning first asks
+        # Once the next quiet move would be skipped unless it gives check, so
+        # would every later one: the move picker, told so (its flag), makes
+        # the checks alone.  Their place in the move count then no longer
+        # matters: a move that gives check is not reduced.
+        checks_only = [False] if quiets_allowed else None
+        for move in staged_moves(pos, orderer, hash_move if orderer is not None else 0, ply, in_check, checks_only):
             if excluded and encode_move(move) == excluded:
                 continue
             index += 1
-            tactical = classify and (move.promotion or board.is_capture(move))
+            tactical = classify and (move.promotion or (them >> move.to_square) & 1
+                                     or move.to_square == ep and (pawns >> move.from_square) & 1)
             if quiets_allowed and not tactical:
                 quiets += 1
                 # Only once some move has a score that is not a loss: a
                 # position where every move was skipped is not mated.
-                if quiets >= quiets_allowed and best_score > -TB_WIN_BOUND and not pos.gives_check(move):
-                    continue
+                if quiets >= quiets_allowed and best_score > -TB_WIN_BOUND:
+                    if gives_check is None:
+                        gives_check = pos.quiet_check_test()[0]
+                    if not gives_check(move):
+                        checks_only[0] = True
+                        continue
             quiet = reduce_late and index >= LMR_FIRST_MOVE and not tactical
             pos.push(move)
             if index == 0 or not pvs:
@@ -262,6 +275,8 @@ class AlphaBeta:
                         if features.ordering and not tactical:
                             self.orderer.record_cutoff(board, move, ply, depth, failed_quiets)
                         break
+            if checks_only is not None and quiets + 1 >= quiets_allowed and best_score > -TB_WIN_BOUND:
+                checks_only[0] = True
             if features.ordering and not tactical:
                 failed_quiets.append(move)  # only ordering learns from them
 

@@ -35,21 +35,30 @@ _BACKRANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 
 def pinned(board: chess.Board, king: chess.Square) -> chess.Bitboard:
     """The side to move's pieces that stand alone between `king` and an enemy slider (python-chess's `_slider_blockers`)."""
-    them = board.occupied_co[not board.turn]
-    straight = (board.rooks | board.queens) & them
-    diagonal = (board.bishops | board.queens) & them
-    snipers = (_RANK_ATTACKS[king][0] | _FILE_ATTACKS[king][0]) & straight | _DIAG_ATTACKS[king][0] & diagonal
+    return slider_blockers(board, king, not board.turn) & board.occupied_co[board.turn]
+
+
+def slider_blockers(board: chess.Board, king: chess.Square, snipers: chess.Color) -> chess.Bitboard:
+    """Pieces of either colour that stand alone between `king` and a slider of colour `snipers`.
+
+    Against the enemy's sliders, the side to move's are pinned; against the
+    side to move's own, they are the pieces whose move can discover check.
+    """
+    side = board.occupied_co[snipers]
+    straight = (board.rooks | board.queens) & side
+    diagonal = (board.bishops | board.queens) & side
+    lines = (_RANK_ATTACKS[king][0] | _FILE_ATTACKS[king][0]) & straight | _DIAG_ATTACKS[king][0] & diagonal
     occupied = board.occupied
     blockers = 0
-    while snipers:
-        sniper = snipers.bit_length() - 1
-        snipers ^= 1 << sniper
+    while lines:
+        sniper = lines.bit_length() - 1
+        lines ^= 1 << sniper
         between = _RAYS[king][sniper] & ((_ALL << king) ^ (_ALL << sniper))
         between &= between - 1
         between &= occupied
         if between and not between & (between - 1):
             blockers |= between
-    return blockers & board.occupied_co[board.turn]
+    return blockers
 
 
 def legal_moves(board: chess.Board, from_mask: chess.Bitboard = _ALL,

@@ -29,12 +29,17 @@ from search.tt import decode_move, encode_move
 
 
 def staged_moves(pos: Position, orderer: MoveOrderer | None, hash_move: int, ply: int,
-                 in_check: bool) -> Iterator[chess.Move]:
+                 in_check: bool, checks_only: list[bool] | None = None) -> Iterator[chess.Move]:
     """The legal moves of `pos`, best first, generated lazily in stages.
 
     `hash_move` is a move code (`search.tt.encode_move`), 0 for none;
     `orderer` None (no ordering, as in the exact minimax mode) gives the
-    moves in generation order, all at once.
+    moves in generation order, all at once.  `checks_only`: a flag the
+    caller sets once it will skip every further quiet move that gives no
+    check (futility and late move pruning); if it is set when the quiet
+    stage starts, only the checks are generated, and if it is set during
+    the stage, only the checks of the rest are yielded, each in the order
+    it has among all.
     """
     board = pos.board
     if hash_move:
@@ -45,22 +50,43 @@ def staged_moves(pos: Position, orderer: MoveOrderer | None, hash_move: int, ply
             hash_move = 0  # a stale or colliding entry
     if in_check or orderer is None:
         moves = pos.legal_moves()
-        if orderer is not None:
-            moves = orderer.order(board, moves, hash_move, ply)
-        yield from _without(moves, hash_move)
+        if orderer is None:
+            yield from _without(moves, hash_move)
+        else:
+            yield from orderer.order(board, moves, hash_move, ply, skip_hash=True)
         return
 
-    good, bad = orderer.split_tactical(board, pos.tactical_moves(underpromotions=True), ply)
-    yield from _without(good, hash_move)
+    # Each stage's list is made without the hash move (searched above).
+    good, bad = orderer.split_tactical(board, pos.tactical_moves(underpromotions=True), ply, hash_move)
+    yield from good
+    if checks_only is None:
+        yield from orderer.order(board, quiet_moves(board), hash_move, ply, skip_hash=True)
+    elif checks_only[0]:
+        gives_check, reach = pos.quiet_check_test()
+        quiets = [move for move in quiet_moves(board, reach) if gives_check(move)]
+        # Sorting is stable, so a subset keeps the order it has among all the quiet moves.
+        yield from orderer.order(board, quiets, hash_move, ply, skip_hash=True)
+    else:
+        quiets = orderer.order(board, quiet_moves(board), hash_move, ply, skip_hash=True)
+        for index, move in enumerate(quiets):
+            if checks_only[0]:  # set while the moves before were searched: the rest, checks alone
+                gives_check = pos.quiet_check_test()[0]
+                yield from [move for move in quiets[index:] if gives_check(move)]
+                break
+            yield move
+    yield from bad
+
+
+def quiet_moves(board: chess.Board, to_mask: chess.Bitboard = chess.BB_ALL) -> list[chess.Move]:
+    """The legal moves that neither capture nor promote, landing on `to_mask`, in python-chess's order (not in check)."""
     # python-chess generates castling by the rook's square: keep ours in the mask.
     quiets = legal_moves(board, ~promoting_pawns(board),
-                         ~board.occupied | board.castling_rights & board.occupied_co[board.turn])
+                         (~board.occupied | board.castling_rights & board.occupied_co[board.turn]) & to_mask)
     ep = board.ep_square
     if ep is not None:  # only an en-passant capture (staged above) lands on the ep square
         pawns = board.pawns
         quiets = [move for move in quiets if move.to_square != ep or not (pawns >> move.from_square) & 1]
-    yield from _without(orderer.order(board, quiets, hash_move, ply), hash_move)
-    yield from _without(bad, hash_move)
+    return quiets
 
 
 def _without(moves: list[chess.Move], code: int) -> Iterator[chess.Move]:

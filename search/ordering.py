@@ -60,20 +60,30 @@ class MoveOrderer:
                 if value:
                     table[index] = value >> 1
 
-    def order(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int) -> list[chess.Move]:
-        """Return `moves` best-first; `hash_move` is a move code, 0 for none."""
-        return [move for _, move in self.scored(board, moves, hash_move, ply)]
+    def order(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int,
+              skip_hash: bool = False) -> list[chess.Move]:
+        """Return `moves` best-first; `hash_move` is a move code, 0 for none.
 
-    def split_tactical(self, board: chess.Board, moves: list[chess.Move], ply: int) -> tuple[list[chess.Move], list[chess.Move]]:
-        """Captures and promotions as (good best-first, losing best-first).
+        With `skip_hash`, the hash move is left out (it was searched before
+        the list was made): it scores above all others, so it can only be first.
+        """
+        scored = self.scored(board, moves, hash_move, ply)
+        if skip_hash and scored and scored[0][0] == HASH_MOVE:
+            del scored[0]
+        return [move for _, move in scored]
+
+    def split_tactical(self, board: chess.Board, moves: list[chess.Move], ply: int,
+                       hash_move: int = 0) -> tuple[list[chess.Move], list[chess.Move]]:
+        """Captures and promotions as (good best-first, losing best-first), the hash move left out.
 
         For staged generation: the good ones are searched before the quiet
         moves are even generated, the losing ones after the quiet moves.
         """
         good = []
         bad = []
-        for score, move in self.scored(board, moves, 0, ply):
-            (good if score >= 0 else bad).append(move)
+        for score, move in self.scored(board, moves, hash_move, ply):
+            if score != HASH_MOVE:
+                (good if score >= 0 else bad).append(move)
         return good, bad
 
     def scored(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int) -> list[tuple[int, chess.Move]]:

@@ -19,6 +19,8 @@ methods to replay textbook trees.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import chess
 import chess.polyglot
 import numpy as np
@@ -27,7 +29,7 @@ from eval.evaluate import finish, packed_score
 from eval.nnue import BASE_CLASSICAL, Net, clip_into
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
 from search.boardpush import push_plain
-from search.movegen import legal_captures
+from search.movegen import legal_captures, slider_blockers
 from search.movegen import legal_moves as movegen_legal_moves
 from search.types import MATE
 
@@ -36,6 +38,7 @@ _PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
 _DIAG_ATTACKS, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
 _RANK_ATTACKS, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
 _FILE_ATTACKS, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
+_RAYS = chess.BB_RAYS
 
 _RANDOM = chess.polyglot.POLYGLOT_RANDOM_ARRAY
 #: ZOBRIST_PIECE[color][piece_type][square], in polyglot's layout.
@@ -209,6 +212,50 @@ class Position:
         straight = board.rooks & stay | (placed if piece == chess.ROOK else 0)
         return bool((_RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied])
                     & (straight | queens))
+
+    def quiet_check_test(self) -> tuple[Callable[[chess.Move], bool], chess.Bitboard]:
+        """`gives_check` for the quiet moves of this node, with what they share worked out once.
+
+        Quiet-move pruning asks it of every quiet move it would skip, often
+        thirty at a node.  As Stockfish's check squares: the squares from
+        which each kind of piece attacks the enemy king, read with the
+        mover still on its square (a slider on the king's line would
+        already give check, so a slider that lands on it came from off it),
+        and our pieces whose move off their line to the king discovers a
+        slider behind them.  Castling, en passant and promotions go to
+        `gives_check`.  Also returned: the squares a move must land on to
+        pass (castling by its rook's square, as python-chess generates it),
+        so that a generator can be asked for those alone.  Valid until the
+        next `push`.
+        """
+        board = self.board
+        us = board.turn
+        king = (board.kings & board.occupied_co[not us]).bit_length() - 1
+        if king < 0:
+            return self.gives_check, chess.BB_ALL
+        occupied = board.occupied
+        diagonal = _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied]
+        straight = _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied]
+        pawn, knight = _PAWN_ATTACKS[not us][king], _KNIGHT_ATTACKS[king]
+        # Indexed by piece type: a king gives no check of its own.
+        direct = (0, pawn, knight, diagonal, straight, diagonal | straight, 0)
+        discoverers = slider_blockers(board, king, us) & board.occupied_co[us]
+        lines = _RAYS[king]
+        piece_type_at = board.piece_type_at
+        ep = board.ep_square
+        special = self.gives_check
+
+        def gives_check(move: chess.Move) -> bool:
+            frm, to = move.from_square, move.to_square
+            piece = piece_type_at(frm)
+            if move.promotion or piece == chess.KING and board.is_castling(move) or (
+                    to == ep and piece == chess.PAWN and (frm - to) & 7):
+                return special(move)
+            return bool((direct[piece] >> to) & 1 or (discoverers >> frm) & 1 and not (lines[frm] >> to) & 1)
+
+        if discoverers:
+            return gives_check, chess.BB_ALL
+        return gives_check, pawn | knight | diagonal | straight | board.castling_rights & board.occupied_co[us]
 
     def legal_moves(self) -> list[chess.Move]:
         return list(self.board.generate_legal_moves())

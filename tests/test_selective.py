@@ -2,8 +2,8 @@
 logarithmic reductions, adaptive null move, deep reverse futility, the table's score as
 static evaluation and quiet checks in quiescence (off until their SPRTs).
 
-Also the pieces they stand on: `Position.gives_check` (checked against
-python-chess on every legal move of random games), `Position.quiet_checks`
+Also the pieces they stand on: `Position.gives_check` and `Position.quiet_check_test`
+(checked against python-chess on every legal move of random games), `Position.quiet_checks`
 (against playing every quiet move) and the
 `PAWNSTORM_FEATURES` switch a match uses to turn them on.
 """
@@ -18,6 +18,7 @@ import pytest
 
 from search.driver import Searcher
 from search.features import Features
+from search.movepick import quiet_moves
 from search.position import Position
 from search.timeman import Limits
 from search.types import EXACT, LOWER, MATE, UPPER
@@ -64,6 +65,52 @@ def test_gives_check_special_moves(fen: str, move: str) -> None:
     parsed = chess.Move.from_uci(move)
     assert parsed in board.legal_moves
     assert Position(board).gives_check(parsed) == board.gives_check(parsed)
+
+
+@pytest.mark.parametrize("chess960", [False, True])
+def test_quiet_check_test_agrees_with_python_chess(chess960: bool) -> None:
+    rng = random.Random(17 + chess960)
+    checks = asked = 0
+    for game in range(40):
+        board = chess.Board(chess960=chess960)
+        if chess960:
+            board.set_chess960_pos(rng.randrange(960))
+        pos = Position(board)
+        for _ in range(100):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            if not board.is_check():
+                gives_check, reach = pos.quiet_check_test()
+                for move in moves:
+                    expected = board.gives_check(move)
+                    assert gives_check(move) == expected, (board.fen(), move.uci())
+                    checks += expected
+                    asked += 1
+                # The squares it names hold every quiet check, so a generator may be asked for those alone.
+                expected_quiets = [move for move in quiet_moves(board) if board.gives_check(move)]
+                assert [move for move in quiet_moves(board, reach) if gives_check(move)] == expected_quiets
+            pos.push(rng.choice(moves))
+    assert checks > 100 and asked > 10_000
+
+
+@pytest.mark.parametrize("fen, move", [
+    ("4k3/8/8/8/8/8/4B3/4R1K1 w - - 0 1", "e2b5"),       # discovered check by the rook, direct by the bishop
+    ("4k3/8/8/8/8/8/4N3/4R1K1 w - - 0 1", "e2c3"),       # discovered check only
+    ("4k3/8/8/8/4K3/8/8/4R3 w - - 0 1", "e4d4"),         # the king discovers the rook's check
+    ("4k3/8/8/8/4K3/8/8/4R3 w - - 0 1", "e4e3"),         # the king stays on the file: no check
+    ("4k3/4P3/8/8/8/8/8/4R1K1 w - - 0 1", "g1f2"),       # a pawn blocks the file: no check
+    ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5e6"),       # a pawn's push on the king's file
+    ("8/8/8/k1pP3R/8/8/8/4K3 w - c6 0 1", "d5c6"),        # en passant opens the rank: discovered check
+    ("5k2/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"),           # castling gives check along the f-file
+    ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q"),         # promotion with check along the rank
+    ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8n"),         # an underpromotion without check
+])
+def test_quiet_check_test_special_moves(fen: str, move: str) -> None:
+    board = chess.Board(fen)
+    parsed = chess.Move.from_uci(move)
+    assert parsed in board.legal_moves
+    assert Position(board).quiet_check_test()[0](parsed) == board.gives_check(parsed)
 
 
 def direct_quiet_checks(board: chess.Board) -> set[chess.Move]:
