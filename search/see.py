@@ -14,6 +14,11 @@ import chess
 
 from search.types import PIECE_VALUE
 
+_KNIGHT_ATTACKS, _KING_ATTACKS, _PAWN_ATTACKS = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS, chess.BB_PAWN_ATTACKS
+_DIAG_ATTACKS, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
+_RANK_ATTACKS, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
+_FILE_ATTACKS, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
+
 
 def see(board: chess.Board, move: chess.Move) -> int:
     """Material won (centipawns, negative when lost) by `move` and the exchanges it starts.
@@ -39,19 +44,31 @@ def see(board: chess.Board, move: chess.Move) -> int:
         gain[0] += PIECE_VALUE[move.promotion] - PIECE_VALUE[chess.PAWN]
         on_square = PIECE_VALUE[move.promotion]
 
+    # The square's attackers of both colours, kept up to date as pieces
+    # leave: the leapers' only lose the piece that left, the sliders' are
+    # looked up again on the thinned board, so x-rays join in.  (python-chess's
+    # `attackers_mask`, inlined: a call for each side at each step cost more.)
     by_type = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
-    attackers_mask = board.attackers_mask
+    colours = board.occupied_co
+    leapers = (_KNIGHT_ATTACKS[to] & board.knights | _KING_ATTACKS[to] & board.kings
+               | _PAWN_ATTACKS[chess.WHITE][to] & board.pawns & colours[chess.BLACK]
+               | _PAWN_ATTACKS[chess.BLACK][to] & board.pawns & colours[chess.WHITE])
+    diagonal_sliders = board.bishops | board.queens
+    straight_sliders = board.rooks | board.queens
+    diagonal, diagonal_mask = _DIAG_ATTACKS[to], _DIAG_MASKS[to]
+    rank, rank_mask, file, file_mask = _RANK_ATTACKS[to], _RANK_MASKS[to], _FILE_ATTACKS[to], _FILE_MASKS[to]
     side = not board.turn
     while True:
-        # The masks are recomputed on the thinned board, so x-rays join in.
-        attackers = attackers_mask(side, to, occupied) & occupied
-        if not attackers:
+        attackers = (leapers | diagonal[diagonal_mask & occupied] & diagonal_sliders
+                     | (rank[rank_mask & occupied] | file[file_mask & occupied]) & straight_sliders) & occupied
+        mine = attackers & colours[side]
+        if not mine:
             break
         for index, pieces in enumerate(by_type):
-            candidates = attackers & pieces
+            candidates = mine & pieces
             if candidates:
                 break
-        if index == chess.KING - 1 and attackers_mask(not side, to, occupied) & occupied:
+        if index == chess.KING - 1 and attackers & colours[not side]:
             break  # the king may not recapture into an attacked square
         gain.append(on_square - gain[-1])
         on_square = PIECE_VALUE[index + 1]
