@@ -280,21 +280,24 @@ class Net:
         return tuple(max(0, pieces - 1) * self.buckets // 32 for pieces in range(33))
 
     @functools.cached_property
-    def dual_rows(self) -> np.ndarray:
+    def dual_rows(self) -> list[np.ndarray]:
         """`rows_for(0, 0)`: the only row table of a net without king buckets."""
         return self.rows_for(0, 0)
 
     @functools.cached_property
-    def _row_tables(self) -> dict[tuple[int, int], np.ndarray]:
+    def _row_tables(self) -> dict[tuple[int, int], list[np.ndarray]]:
         return {}
 
-    def rows_for(self, white_state: int, black_state: int) -> np.ndarray:
-        """rows[12 * 64]: White's row beside Black's row of (colour, type, square), int32 (768, 2H).
+    def rows_for(self, white_state: int, black_state: int) -> list[np.ndarray]:
+        """rows[12 * 64]: White's row beside Black's row of (colour, type, square), each int32 (2H,).
 
         Indexed by ``64 * (6 * (colour == BLACK) + type - 1) + square``, with
         each perspective's king state applied: `Position.push` needs one row
-        per change.  The last ROW_TABLES_KEPT tables asked for are kept (a
-        game visits few pairs of king states).
+        per change.  A list of rows, not one (768, 2H) array: a list item is
+        fetched in a sixth of the time numpy makes a row view, and numpy adds
+        it faster (`Position.push`'s two or three row updates: 1.1 -> 0.8 µs).
+        The last ROW_TABLES_KEPT tables asked for are kept (a game visits few
+        pairs of king states).
         """
         tables = self._row_tables
         rows = tables.pop((white_state, black_state), None)  # popped and put back: the newest last
@@ -306,7 +309,7 @@ class Net:
             white_index = INPUTS * (white_state >> 1) + 64 * (6 * colour_black + piece) + (square ^ 7 * (white_state & 1))
             black_index = (INPUTS * (black_state >> 1) + 64 * (6 * (1 - colour_black) + piece)
                            + (square ^ 56 ^ 7 * (black_state & 1)))
-            rows = np.concatenate([self.w1[white_index], self.w1[black_index]], axis=1).astype(np.int32)
+            rows = list(np.concatenate([self.w1[white_index], self.w1[black_index]], axis=1).astype(np.int32))
             if len(tables) >= ROW_TABLES_KEPT:
                 del tables[next(iter(tables))]
         tables[white_state, black_state] = rows

@@ -474,7 +474,7 @@ class Position:
         self.key, self.mg, self.eg, self.phase, self.acc, self._rows, self._kings = key, mg, eg, phase, acc, rows, kings
         self.history.append(key)
 
-    def _king_moved(self, us: chess.Color, to: chess.Square, kings: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int], bool]:
+    def _king_moved(self, us: chess.Color, to: chess.Square, kings: tuple[int, int]) -> tuple[list[np.ndarray], tuple[int, int], bool]:
         """Rows and king states after `us`'s king went to `to` and changed state (king buckets only)."""
         state = self._king_states[to if us else to ^ 56]
         kings = (kings[0], state) if us else (state, kings[1])
