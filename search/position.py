@@ -346,8 +346,10 @@ class Position:
             return not (board.is_check() and not any(board.generate_legal_moves()))
         history = self.history
         key = self.key
-        # Same side to move means an even distance back: -3, -5, ...
-        for index in range(len(history) - 3, max(len(history) - clock - 2, self._null_floor), -2):
+        # Same side to move means an even distance back, and at least four
+        # plies: two cannot undo each other (each moves its own side's
+        # pieces, and null moves never follow each other).  So -5, -7, ...
+        for index in range(len(history) - 5, max(len(history) - clock - 2, self._null_floor), -2):
             if history[index] == key:
                 return True
         return False
