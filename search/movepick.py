@@ -71,7 +71,7 @@ def staged_moves(pos: Position, orderer: MoveOrderer | None, hash_move: int, ply
         for index, move in enumerate(quiets):
             if checks_only[0]:  # set while the moves before were searched: the rest, checks alone
                 gives_check = pos.quiet_check_test()[0]
-                yield from [move for move in quiets[index:] if gives_check(move)]
+                yield from [later for later in quiets[index:] if gives_check(later)]
                 break
             yield move
     yield from bad
