@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import random
 from pathlib import Path
+from typing import Iterator
 
 import chess
 import pytest
@@ -29,10 +30,9 @@ NO_PRUNING = Features(quiet_pruning=False)
 SUITES = Path(__file__).resolve().parent.parent / "data" / "suites"
 
 
-@pytest.mark.parametrize("chess960", [False, True])
-def test_gives_check_agrees_with_python_chess(chess960: bool) -> None:
-    rng = random.Random(7 + chess960)
-    checks = asked = 0
+def random_game_positions(seed: int, chess960: bool) -> Iterator[tuple[chess.Board, Position]]:
+    """The positions of 40 random games (up to 100 plies each), with a `Position` that played along."""
+    rng = random.Random(seed)
     for game in range(40):
         board = chess.Board(chess960=chess960)
         if chess960:
@@ -42,55 +42,37 @@ def test_gives_check_agrees_with_python_chess(chess960: bool) -> None:
             moves = list(board.legal_moves)
             if not moves:
                 break
-            for move in moves:
-                expected = board.gives_check(move)
-                assert pos.gives_check(move) == expected, (board.fen(), move.uci())
-                checks += expected
-                asked += 1
+            yield board, pos
             pos.push(rng.choice(moves))
+
+
+@pytest.mark.parametrize("chess960", [False, True])
+def test_gives_check_agrees_with_python_chess(chess960: bool) -> None:
+    checks = asked = 0
+    for board, pos in random_game_positions(7 + chess960, chess960):
+        for move in board.legal_moves:
+            expected = board.gives_check(move)
+            assert pos.gives_check(move) == expected, (board.fen(), move.uci())
+            checks += expected
+            asked += 1
     assert checks > 100 and asked > 10_000  # the random games did give checks
-
-
-@pytest.mark.parametrize("fen, move", [
-    ("4k3/8/8/8/8/8/4B3/4R1K1 w - - 0 1", "e2b5"),       # discovered check by the rook, direct by the bishop
-    ("4k3/8/8/8/8/8/4N3/4R1K1 w - - 0 1", "e2c3"),       # discovered check only
-    ("4k3/8/3P4/8/8/8/8/6K1 w - - 0 1", "d6d7"),         # a pawn's check
-    ("8/8/8/k1pP3R/8/8/8/4K3 w - c6 0 1", "d5c6"),        # en passant opens the rank: discovered check
-    ("r3k2r/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"),         # castling without check
-    ("5k2/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"),           # castling gives check along the f-file
-    ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q"),         # promotion with check along the rank
-])
-def test_gives_check_special_moves(fen: str, move: str) -> None:
-    board = chess.Board(fen)
-    parsed = chess.Move.from_uci(move)
-    assert parsed in board.legal_moves
-    assert Position(board).gives_check(parsed) == board.gives_check(parsed)
 
 
 @pytest.mark.parametrize("chess960", [False, True])
 def test_quiet_check_test_agrees_with_python_chess(chess960: bool) -> None:
-    rng = random.Random(17 + chess960)
     checks = asked = 0
-    for game in range(40):
-        board = chess.Board(chess960=chess960)
-        if chess960:
-            board.set_chess960_pos(rng.randrange(960))
-        pos = Position(board)
-        for _ in range(100):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            if not board.is_check():
-                gives_check, reach = pos.quiet_check_test()
-                for move in moves:
-                    expected = board.gives_check(move)
-                    assert gives_check(move) == expected, (board.fen(), move.uci())
-                    checks += expected
-                    asked += 1
-                # The squares it names hold every quiet check, so a generator may be asked for those alone.
-                expected_quiets = [move for move in quiet_moves(board) if board.gives_check(move)]
-                assert [move for move in quiet_moves(board, reach) if gives_check(move)] == expected_quiets
-            pos.push(rng.choice(moves))
+    for board, pos in random_game_positions(17 + chess960, chess960):
+        if board.is_check():
+            continue  # asked only where quiet moves are pruned
+        gives_check, reach = pos.quiet_check_test()
+        for move in board.legal_moves:
+            expected = board.gives_check(move)
+            assert gives_check(move) == expected, (board.fen(), move.uci())
+            checks += expected
+            asked += 1
+        # The squares it names hold every quiet check, so a generator may be asked for those alone.
+        expected_quiets = [move for move in quiet_moves(board) if board.gives_check(move)]
+        assert [move for move in quiet_moves(board, reach) if gives_check(move)] == expected_quiets
     assert checks > 100 and asked > 10_000
 
 
@@ -100,17 +82,21 @@ def test_quiet_check_test_agrees_with_python_chess(chess960: bool) -> None:
     ("4k3/8/8/8/4K3/8/8/4R3 w - - 0 1", "e4d4"),         # the king discovers the rook's check
     ("4k3/8/8/8/4K3/8/8/4R3 w - - 0 1", "e4e3"),         # the king stays on the file: no check
     ("4k3/4P3/8/8/8/8/8/4R1K1 w - - 0 1", "g1f2"),       # a pawn blocks the file: no check
+    ("4k3/8/3P4/8/8/8/8/6K1 w - - 0 1", "d6d7"),         # a pawn's check
     ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "e5e6"),       # a pawn's push on the king's file
     ("8/8/8/k1pP3R/8/8/8/4K3 w - c6 0 1", "d5c6"),        # en passant opens the rank: discovered check
+    ("r3k2r/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"),         # castling without check
     ("5k2/8/8/8/8/8/8/4K2R w K - 0 1", "e1g1"),           # castling gives check along the f-file
     ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8q"),         # promotion with check along the rank
     ("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", "b7b8n"),         # an underpromotion without check
 ])
-def test_quiet_check_test_special_moves(fen: str, move: str) -> None:
+def test_gives_check_special_moves(fen: str, move: str) -> None:
     board = chess.Board(fen)
     parsed = chess.Move.from_uci(move)
     assert parsed in board.legal_moves
-    assert Position(board).quiet_check_test()[0](parsed) == board.gives_check(parsed)
+    pos = Position(board)
+    assert pos.gives_check(parsed) == board.gives_check(parsed)
+    assert pos.quiet_check_test()[0](parsed) == board.gives_check(parsed)
 
 
 def direct_quiet_checks(board: chess.Board) -> set[chess.Move]:
