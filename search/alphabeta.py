@@ -140,8 +140,10 @@ class AlphaBeta:
                     return score
             # Mate distance pruning: no line from here can beat a mate
             # already found nearer the root.  Never changes the root value.
-            alpha = max(alpha, -MATE + ply)
-            beta = min(beta, MATE - ply - 1)
+            if alpha < -MATE + ply:  # (comparisons: builtin max and min cost a call each, at every node)
+                alpha = -MATE + ply
+            if beta > MATE - ply - 1:
+                beta = MATE - ply - 1
             if alpha >= beta:
                 return alpha
 
@@ -150,7 +152,7 @@ class AlphaBeta:
             depth += 1
         if depth <= 0:
             if features.quiescence:
-                return self.quiescence(alpha, beta, ply, features.qs_checks)
+                return self.quiescence(alpha, beta, ply, features.qs_checks, in_check)
             return pos.evaluate()
         if ply >= MAX_PLY:
             return pos.evaluate()
@@ -360,14 +362,15 @@ class AlphaBeta:
                 return beta if score >= TB_WIN_BOUND else score
         return None
 
-    def quiescence(self, alpha: int, beta: int, ply: int, checks: bool = False) -> int:
+    def quiescence(self, alpha: int, beta: int, ply: int, checks: bool = False, in_check: bool | None = None) -> int:
         """Resolve captures (and evasions when in check) until the position is quiet.
 
         The side to move may "stand pat" on the static evaluation instead of
         capturing, except in check, where every evasion is searched so that
         mates at the horizon are seen.  With `checks` (the first ply, under
         `Features.qs_checks`), quiet checks that do not lose the checking
-        piece follow the captures.
+        piece follow the captures.  `in_check`: whether the side to move is
+        in check, if the caller knows (None: asked here).
         """
         self._tick()
         pos = self.pos
@@ -378,7 +381,8 @@ class AlphaBeta:
             return pos.evaluate()
 
         board = pos.board
-        in_check = pos.in_check()
+        if in_check is None:
+            in_check = pos.in_check()
         if in_check:
             moves = pos.legal_moves()
             if not moves:
