@@ -111,9 +111,9 @@ def test_the_search_reads_entries_as_decode_does(monkeypatch: pytest.MonkeyPatch
     hash_moves = []
     staged_moves = alphabeta.staged_moves
 
-    def spy(pos, orderer, hash_move, ply, in_check):  # type: ignore[no-untyped-def]
+    def spy(pos, orderer, hash_move, *rest):  # type: ignore[no-untyped-def]
         hash_moves.append(hash_move)
-        return staged_moves(pos, orderer, hash_move, ply, in_check)
+        return staged_moves(pos, orderer, hash_move, *rest)
 
     monkeypatch.setattr(alphabeta, "staged_moves", spy)
     move = chess.Move.from_uci("b1c3")
