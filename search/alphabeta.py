@@ -14,9 +14,10 @@ from typing import Callable
 import chess
 
 from search.features import Features
+from search.movegen import promoting_pawns
 from search.ordering import MoveOrderer
 from search.movepick import staged_moves
-from search.position import Position, promoting_pawns
+from search.position import Position
 from search.see import see
 from search.tablebase import Tablebases
 from search.tt import TranspositionTable, decode, encode_move, score_from_tt

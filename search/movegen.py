@@ -180,6 +180,13 @@ def _promotions(frm: chess.Square, to: chess.Square) -> list[chess.Move]:
     return [_Move(frm, to, _QUEEN), _Move(frm, to, _ROOK), _Move(frm, to, _BISHOP), _Move(frm, to, _KNIGHT)]
 
 
+def promoting_pawns(board: chess.Board) -> chess.Bitboard:
+    """The side to move's pawns one step from promotion."""
+    return board.pawns & board.occupied_co[board.turn] & (
+        chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
+    )
+
+
 def legal_captures(board: chess.Board) -> list[chess.Move]:
     """`list(board.generate_legal_captures())` for a side not in check."""
     moves = legal_moves(board, _ALL, board.occupied_co[not board.turn])

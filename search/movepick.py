@@ -23,8 +23,8 @@ from typing import Iterator
 import chess
 
 from search.ordering import MoveOrderer
-from search.movegen import legal_moves
-from search.position import Position, promoting_pawns
+from search.movegen import legal_moves, promoting_pawns
+from search.position import Position
 from search.tt import decode_move, encode_move
 
 

@@ -29,7 +29,8 @@ from eval.evaluate import finish, packed_score
 from eval.nnue import BASE_CLASSICAL, Net, clip_into
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
 from search.boardpush import push_plain
-from search.movegen import legal_captures, slider_blockers
+from search.checks import gives_check, quiet_check_test, quiet_checks
+from search.movegen import legal_captures, promoting_pawns
 from search.movegen import legal_moves as movegen_legal_moves
 from search.types import MATE
 
@@ -38,7 +39,6 @@ _PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
 _DIAG_ATTACKS, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
 _RANK_ATTACKS, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
 _FILE_ATTACKS, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
-_RAYS = chess.BB_RAYS
 
 _RANDOM = chess.polyglot.POLYGLOT_RANDOM_ARRAY
 #: ZOBRIST_PIECE[color][piece_type][square], in polyglot's layout.
@@ -176,86 +176,12 @@ class Position:
                     & (board.rooks | queens) & them)
 
     def gives_check(self, move: chess.Move) -> bool:
-        """`board.gives_check(move)` without playing the move: asked of every quiet move pruning considers.
-
-        python-chess pushes and pops the move; here the board after the move
-        is only imagined, as bitboards: the mover's pieces with `move`'s
-        piece lifted and set down, then the enemy king's square is looked at
-        from as each kind of piece, as in `in_check`.  Castling, en passant
-        and promotions, rare among the quiet moves asked about, go to
-        python-chess.
-        """
-        board = self.board
-        frm, to = move.from_square, move.to_square
-        if move.promotion:
-            return board.gives_check(move)
-        lifted = 1 << frm
-        placed = 1 << to
-        piece = board.piece_type_at(frm)
-        if piece == chess.KING and board.is_castling(move) or (
-                piece == chess.PAWN and to == board.ep_square and (frm - to) & 7):
-            return board.gives_check(move)
-        us = board.turn
-        king = (board.kings & board.occupied_co[not us]).bit_length() - 1
-        if king < 0:
-            return False
-        stay = board.occupied_co[us] & ~lifted  # our pieces that do not move
-        occupied = board.occupied & ~lifted | placed
-        if _KNIGHT_ATTACKS[king] & (board.knights & stay | (placed if piece == chess.KNIGHT else 0)):
-            return True
-        if _PAWN_ATTACKS[not us][king] & (board.pawns & stay | (placed if piece == chess.PAWN else 0)):
-            return True
-        queens = board.queens & stay | (placed if piece == chess.QUEEN else 0)
-        diagonal = board.bishops & stay | (placed if piece == chess.BISHOP else 0)
-        if _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied] & (diagonal | queens):
-            return True
-        straight = board.rooks & stay | (placed if piece == chess.ROOK else 0)
-        return bool((_RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied])
-                    & (straight | queens))
+        """`board.gives_check(move)` without playing the move (`search.checks.gives_check`)."""
+        return gives_check(self.board, move)
 
     def quiet_check_test(self) -> tuple[Callable[[chess.Move], bool], chess.Bitboard]:
-        """`gives_check` for the quiet moves of this node, with what they share worked out once.
-
-        Quiet-move pruning asks it of every quiet move it would skip, often
-        thirty at a node.  As Stockfish's check squares: the squares from
-        which each kind of piece attacks the enemy king, read with the
-        mover still on its square (a slider on the king's line would
-        already give check, so a slider that lands on it came from off it),
-        and our pieces whose move off their line to the king discovers a
-        slider behind them.  Castling, en passant and promotions go to
-        `gives_check`.  Also returned: the squares a move must land on to
-        pass (castling by its rook's square, as python-chess generates it),
-        so that a generator can be asked for those alone.  Valid until the
-        next `push`.
-        """
-        board = self.board
-        us = board.turn
-        king = (board.kings & board.occupied_co[not us]).bit_length() - 1
-        if king < 0:
-            return self.gives_check, chess.BB_ALL
-        occupied = board.occupied
-        diagonal = _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied]
-        straight = _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied]
-        pawn, knight = _PAWN_ATTACKS[not us][king], _KNIGHT_ATTACKS[king]
-        # Indexed by piece type: a king gives no check of its own.
-        direct = (0, pawn, knight, diagonal, straight, diagonal | straight, 0)
-        discoverers = slider_blockers(board, king, us) & board.occupied_co[us]
-        lines = _RAYS[king]
-        piece_type_at = board.piece_type_at
-        ep = board.ep_square
-        special = self.gives_check
-
-        def gives_check(move: chess.Move) -> bool:
-            frm, to = move.from_square, move.to_square
-            piece = piece_type_at(frm)
-            if move.promotion or piece == chess.KING and board.is_castling(move) or (
-                    to == ep and piece == chess.PAWN and (frm - to) & 7):
-                return special(move)
-            return bool((direct[piece] >> to) & 1 or (discoverers >> frm) & 1 and not (lines[frm] >> to) & 1)
-
-        if discoverers:
-            return gives_check, chess.BB_ALL
-        return gives_check, pawn | knight | diagonal | straight | board.castling_rights & board.occupied_co[us]
+        """A check test for this node's quiet moves and the squares they must reach (`search.checks.quiet_check_test`)."""
+        return quiet_check_test(self.board)
 
     def legal_moves(self) -> list[chess.Move]:
         return list(self.board.generate_legal_moves())
@@ -275,55 +201,8 @@ class Position:
         return moves
 
     def quiet_checks(self) -> list[chess.Move]:
-        """Legal quiet moves (no capture, promotion, castling or en passant) that give direct check.
-
-        Quiescence's first ply tries them (`Features.qs_checks`).  Rather than
-        generate every quiet move and ask each whether it checks, only the
-        squares from which some piece of ours would attack the enemy king
-        are asked of the generator, and each move is kept if its own piece
-        attacks the king from there.  The rays are read with the mover still
-        on its square: a slider on the king's ray would already give check,
-        so a mover on it is another piece, whose check is discovered (left
-        out, as are the other discovered checks).
-        """
-        board = self.board
-        us = board.turn
-        king = (board.kings & board.occupied_co[not us]).bit_length() - 1
-        if king < 0:
-            return []
-        occupied = board.occupied
-        knight = _KNIGHT_ATTACKS[king]
-        pawn = _PAWN_ATTACKS[not us][king]  # where our pawn would attack the king from
-        diagonal = _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied]
-        straight = _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied]
-        targets = (knight | pawn | diagonal | straight) & ~occupied
-        if not targets:
-            return []
-        movers = board.occupied_co[us] & ~board.kings & ~promoting_pawns(board)
-        checks = []
-        piece_type_at = board.piece_type_at
-        if self.in_check():  # the inlined generator is for a side not in check (quiescence asks only then)
-            candidates = list(board.generate_legal_moves(movers, targets))
-        else:
-            candidates = movegen_legal_moves(board, movers, targets)
-        for move in candidates:
-            to = 1 << move.to_square
-            piece = piece_type_at(move.from_square)
-            if piece == chess.KNIGHT:
-                attacks = knight
-            elif piece == chess.PAWN:
-                if (move.from_square - move.to_square) & 7:
-                    continue  # en passant: a capture
-                attacks = pawn
-            elif piece == chess.BISHOP:
-                attacks = diagonal
-            elif piece == chess.ROOK:
-                attacks = straight
-            else:
-                attacks = diagonal | straight
-            if attacks & to:
-                checks.append(move)
-        return checks
+        """Legal quiet moves that give direct check (`search.checks.quiet_checks`)."""
+        return quiet_checks(self.board, self.in_check())
 
     def no_moves_score(self, ply: int) -> int:
         """Checkmate (lost, sooner is worse) or stalemate."""
@@ -501,13 +380,6 @@ class Position:
         self.history.append(self.key)
         self._null_floors.append(self._null_floor)
         self._null_floor = len(self.history) - 2
-
-
-def promoting_pawns(board: chess.Board) -> chess.Bitboard:
-    """The side to move's pawns one step from promotion."""
-    return board.pawns & board.occupied_co[board.turn] & (
-        chess.BB_RANK_7 if board.turn == chess.WHITE else chess.BB_RANK_2
-    )
 
 
 def _game_keys(board: chess.Board) -> list[int]:
