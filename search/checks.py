@@ -14,15 +14,12 @@ import functools
 from typing import Callable
 
 import chess
+from chess import BB_DIAG_ATTACKS as _DIAG_ATTACKS, BB_DIAG_MASKS as _DIAG_MASKS
+from chess import BB_FILE_ATTACKS as _FILE_ATTACKS, BB_FILE_MASKS as _FILE_MASKS
+from chess import BB_KNIGHT_ATTACKS as _KNIGHT_ATTACKS, BB_PAWN_ATTACKS as _PAWN_ATTACKS
+from chess import BB_RANK_ATTACKS as _RANK_ATTACKS, BB_RANK_MASKS as _RANK_MASKS, BB_RAYS as _RAYS
 
 from search.movegen import legal_moves, promoting_pawns, slider_blockers
-
-_KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
-_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
-_DIAG_ATTACKS, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
-_RANK_ATTACKS, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
-_FILE_ATTACKS, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
-_RAYS = chess.BB_RAYS
 
 
 def gives_check(board: chess.Board, move: chess.Move) -> bool:
