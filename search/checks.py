@@ -60,6 +60,18 @@ def gives_check(board: chess.Board, move: chess.Move) -> bool:
                 & (straight | queens))
 
 
+def check_squares(board: chess.Board, king: chess.Square) -> tuple[int, int, int, int]:
+    """Where a pawn, a knight, a bishop and a rook of the side to move would attack the enemy king (on `king`) from.
+
+    The sliders' squares are read on the board as it stands; a queen's are
+    the bishop's and the rook's together.
+    """
+    occupied = board.occupied
+    return (_PAWN_ATTACKS[not board.turn][king], _KNIGHT_ATTACKS[king],
+            _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied],
+            _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied])
+
+
 def quiet_check_test(board: chess.Board) -> tuple[Callable[[chess.Move], bool], chess.Bitboard]:
     """`gives_check` for the quiet moves of this node, with what they share worked out once.
 
@@ -79,10 +91,7 @@ def quiet_check_test(board: chess.Board) -> tuple[Callable[[chess.Move], bool], 
     king = (board.kings & board.occupied_co[not us]).bit_length() - 1
     if king < 0:
         return functools.partial(gives_check, board), chess.BB_ALL
-    occupied = board.occupied
-    diagonal = _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied]
-    straight = _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied]
-    pawn, knight = _PAWN_ATTACKS[not us][king], _KNIGHT_ATTACKS[king]
+    pawn, knight, diagonal, straight = check_squares(board, king)
     # Indexed by piece type: a king gives no check of its own.
     direct = (0, pawn, knight, diagonal, straight, diagonal | straight, 0)
     discoverers = slider_blockers(board, king, us) & board.occupied_co[us]
@@ -95,7 +104,7 @@ def quiet_check_test(board: chess.Board) -> tuple[Callable[[chess.Move], bool], 
         piece = piece_type_at(frm)
         if move.promotion or piece == chess.KING and board.is_castling(move) or (
                 to == ep and piece == chess.PAWN and (frm - to) & 7):
-            return gives_check(board, move)
+            return board.gives_check(move)
         return bool((direct[piece] >> to) & 1 or (discoverers >> frm) & 1 and not (lines[frm] >> to) & 1)
 
     if discoverers:
@@ -119,12 +128,8 @@ def quiet_checks(board: chess.Board, in_check: bool) -> list[chess.Move]:
     king = (board.kings & board.occupied_co[not us]).bit_length() - 1
     if king < 0:
         return []
-    occupied = board.occupied
-    knight = _KNIGHT_ATTACKS[king]
-    pawn = _PAWN_ATTACKS[not us][king]  # where our pawn would attack the king from
-    diagonal = _DIAG_ATTACKS[king][_DIAG_MASKS[king] & occupied]
-    straight = _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied]
-    targets = (knight | pawn | diagonal | straight) & ~occupied
+    pawn, knight, diagonal, straight = check_squares(board, king)
+    targets = (knight | pawn | diagonal | straight) & ~board.occupied
     if not targets:
         return []
     movers = board.occupied_co[us] & ~board.kings & ~promoting_pawns(board)
