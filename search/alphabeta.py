@@ -111,9 +111,6 @@ class AlphaBeta:
         #: excluded[ply]: the move code a singular-extension test leaves out
         #: of the node at that ply (0: none; see `_singular`).
         self.excluded = [0] * (MAX_PLY + 2)
-        #: statics[ply]: the static evaluation of the node at that ply on the
-        #: current line, None where none was taken (in check; `Features.improving`).
-        self.statics: list[int | None] = [None] * (MAX_PLY + 2)
         self.tablebases = tablebases
         #: Most pieces at which the tree probes the tablebases (0: never).
         self.tablebase_pieces = tablebases.search_pieces if tablebases is not None else 0
@@ -180,33 +177,23 @@ class AlphaBeta:
         # Quiet moves from this count on are skipped (late move pruning), all
         # of them when the position is futile; 0: none is.
         quiets_allowed = 0
-        # Unknown (the switch off, or no evaluation to compare): prune as if it were.
-        improving = True
-        if features.improving:
-            improving = self._note_static(data, ply, in_check)
         # Pruning on the static evaluation is never tried in check, at PV
         # nodes, or with only king and pawns, where passing may be the best
         # move (zugzwang).
         board = pos.board
         if ((features.null_move or features.quiet_pruning) and not pv_node and not in_check and ply > 0
                 and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
-            static = self.statics[ply] if features.improving else None  # evaluated once for all pruning
+            static = None  # evaluated once for both kinds of pruning
             if features.null_move and not excluded and abs(beta) < TB_WIN_BOUND:
-                if static is None:
-                    static = self._static_eval(data)
-                score = self._prune_by_static_eval(depth, beta, ply, static, improving)
+                static = self._static_eval(data)
+                score = self._prune_by_static_eval(depth, beta, ply, static)
                 if score is not None:
                     return score
             if features.quiet_pruning and depth <= QUIET_PRUNING_MAX_DEPTH:
                 if static is None:
                     static = self._static_eval(data)
                 futile = static + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
-                if futile:
-                    quiets_allowed = 1
-                elif improving:
-                    quiets_allowed = LMP_BASE + depth * depth + 1
-                else:
-                    quiets_allowed = (LMP_BASE + depth * depth) // 2 + 1
+                quiets_allowed = 1 if futile else LMP_BASE + depth * depth + 1
         quiets = 0
         if features.iir and not hash_move and depth >= IIR_MIN_DEPTH and not excluded:
             depth -= 1
@@ -273,10 +260,8 @@ class AlphaBeta:
                         reduction = LOG_REDUCTIONS[depth if depth < 64 else 63][index if index < 64 else 63] - pv_node
                         # At least one ply, and the reduced search at least one ply deep.
                         reduction = max(1, min(reduction, depth - 2))
-                    elif index < LMR_DEEPER_MOVE:
-                        reduction = 1
                     else:
-                        reduction = 2 if improving else 3
+                        reduction = 1 if index < LMR_DEEPER_MOVE else 2
                 score = -self.alphabeta(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
                 if reduction and score > alpha:
                     score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)
@@ -351,25 +336,7 @@ class AlphaBeta:
                 return score
         return static
 
-    def _note_static(self, data: int, ply: int, in_check: bool) -> bool:
-        """Record the node's static evaluation on the line (`statics`); whether the side to move is improving.
-
-        Improving: above its evaluation two plies up (four where that node
-        was in check); true where there is none to compare.  In check there
-        is no evaluation, and no pruning asks.
-        """
-        statics = self.statics
-        if in_check:
-            statics[ply] = None
-            return False
-        statics[ply] = static = self._static_eval(data)
-        earlier = statics[ply - 2] if ply >= 2 else None
-        if earlier is None and ply >= 4:
-            earlier = statics[ply - 4]
-        return earlier is None or static > earlier
-
-    def _prune_by_static_eval(self, depth: int, beta: int, ply: int, static: int,
-                              improving: bool = True) -> int | None:
+    def _prune_by_static_eval(self, depth: int, beta: int, ply: int, static: int) -> int | None:
         """A fail-high score without searching the moves, or None.
 
         Reverse futility: near the horizon, a static evaluation far above
@@ -382,9 +349,7 @@ class AlphaBeta:
         pos = self.pos
         board = pos.board
         features = self.features
-        # Improving (`Features.improving`), a ply's margin less.
-        margin = RFP_MARGIN * (depth - improving) if features.improving else RFP_MARGIN * depth
-        if depth <= (RFP_DEEP_MAX_DEPTH if features.deep_rfp else RFP_MAX_DEPTH) and static - margin >= beta:
+        if depth <= (RFP_DEEP_MAX_DEPTH if features.deep_rfp else RFP_MAX_DEPTH) and static - RFP_MARGIN * depth >= beta:
             return static
         if depth >= NULL_MOVE_MIN_DEPTH and static >= beta and board.move_stack and board.move_stack[-1]:
             if features.adaptive_null_move:

@@ -75,14 +75,6 @@ class Features:
     #: answers with every evasion, so mates and forks one ply past the
     #: horizon are seen.  Selective.  Off until its SPRT passes.
     qs_checks: bool = False
-    #: Prune and reduce according to whether the side to move is improving:
-    #: its static evaluation above the one two plies earlier (its own last
-    #: turn; four plies when that one was in check).  Improving, reverse
-    #: futility trusts a margin a ply smaller; not improving, late move
-    #: pruning keeps half as many quiet moves and the latest quiet moves are
-    #: reduced a ply more (Stockfish's rule).  Selective.  Off until its
-    #: SPRT passes.
-    improving: bool = False
 
     @classmethod
     def exact(cls) -> "Features":
@@ -90,8 +82,7 @@ class Features:
         return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
                    late_move_reductions=False, see_pruning=False, quiet_pruning=False,
                    singular_extensions=False, iir=False, log_reductions=False,
-                   adaptive_null_move=False, deep_rfp=False, tt_static_eval=False, qs_checks=False,
-                   improving=False)
+                   adaptive_null_move=False, deep_rfp=False, tt_static_eval=False, qs_checks=False)
 
     @classmethod
     def plain(cls) -> "Features":

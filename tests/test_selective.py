@@ -263,12 +263,11 @@ def test_a_forced_move_is_singular_and_the_test_leaves_no_trace() -> None:
 @pytest.mark.parametrize("features", [SINGULAR, Features(iir=True), Features(log_reductions=True),
                                       Features(adaptive_null_move=True), Features(deep_rfp=True),
                                       Features(tt_static_eval=True), Features(qs_checks=True),
-                                      Features(improving=True),
                                       Features(singular_extensions=True, iir=True, quiet_pruning=True,
                                                log_reductions=True, adaptive_null_move=True, deep_rfp=True,
-                                               tt_static_eval=True, qs_checks=True, improving=True)],
+                                               tt_static_eval=True, qs_checks=True)],
                          ids=["singular", "iir", "log_reductions", "adaptive_null_move", "deep_rfp",
-                              "tt_static_eval", "qs_checks", "improving", "all"])
+                              "tt_static_eval", "qs_checks", "all"])
 def test_selective_switches_keep_the_mates_and_play_legal_moves(features: Features) -> None:
     for fen in open(SUITES / "mate2.fen").read().splitlines()[:6]:
         assert Searcher(1, features).search(chess.Board(fen), Limits(depth=4)).score == MATE - 3
@@ -285,7 +284,7 @@ def tree_nodes(fen: str, features: Features = Features()) -> int:
 
 
 @pytest.mark.parametrize("name", ["singular_extensions", "log_reductions", "adaptive_null_move", "deep_rfp",
-                                  "tt_static_eval", "qs_checks", "improving"])
+                                  "tt_static_eval", "qs_checks"])
 def test_each_switch_changes_the_tree(name: str) -> None:
     """Each switch reaches the tree: across the middlegames, other node counts to the same depth.
 
@@ -356,39 +355,6 @@ def test_log_reductions_grow_with_depth_and_move_number_and_keep_a_ply() -> None
 
 def test_selective_switches_are_off_by_default_and_in_the_exact_search() -> None:
     for name in ("singular_extensions", "iir", "log_reductions", "adaptive_null_move", "deep_rfp", "tt_static_eval",
-                 "qs_checks", "improving"):
+                 "qs_checks"):
         assert not getattr(Features(), name)
         assert not getattr(Features.exact(), name)
-
-
-def test_improving_compares_with_the_same_sides_last_evaluation() -> None:
-    """Two plies up, or four where that node was in check; true with nothing to compare; false in check."""
-    from search.alphabeta import AlphaBeta
-    from search.tt import TranspositionTable
-    tree = AlphaBeta(Position(chess.Board(MIDDLEGAMES[0])), TranspositionTable(1), Features(improving=True))
-    static = tree.pos.evaluate()
-    assert tree._note_static(0, 0, False) and tree.statics[0] == static  # the root: nothing earlier
-    tree.statics[:4] = [static - 50, None, None, None]
-    assert tree._note_static(0, 4, False)           # ply 2 was in check: ply 0, below, counts
-    tree.statics[2] = static + 50
-    assert not tree._note_static(0, 4, False)       # ply 2, above, counts
-    tree.statics[2] = static
-    assert not tree._note_static(0, 4, False)       # equal is not improving
-    tree.statics[2] = None
-    tree.statics[0] = None
-    assert tree._note_static(0, 4, False)           # none to compare
-    assert not tree._note_static(0, 5, True) and tree.statics[5] is None
-
-
-def test_improving_changes_the_margins_only_when_switched_on() -> None:
-    """Reverse futility a ply's margin lower when improving; off, the flag is ignored."""
-    from search.alphabeta import RFP_MARGIN, AlphaBeta
-    from search.tt import TranspositionTable
-    board = chess.Board(MIDDLEGAMES[0])
-    board.push(next(iter(board.legal_moves)))
-    beta, static = 0, RFP_MARGIN + 10          # above beta by more than one ply's margin, less than two
-    for features, improving, cut in ((Features(improving=True), True, True),
-                                     (Features(improving=True), False, False),
-                                     (Features(), True, False)):
-        tree = AlphaBeta(Position(board), TranspositionTable(1), features)  # depth 2: no null move
-        assert (tree._prune_by_static_eval(2, beta, 0, static, improving) is not None) == cut
