@@ -112,6 +112,8 @@ class AlphaBeta:
         #: of the node at that ply (0: none; see `_singular`).
         self.excluded = [0] * (MAX_PLY + 2)
         self.tablebases = tablebases
+        #: Quiescence reads and writes the table (`Features.qs_tt`).
+        self.qs_tt = features.qs_tt and features.transposition
         #: Most pieces at which the tree probes the tablebases (0: never).
         self.tablebase_pieces = tablebases.search_pieces if tablebases is not None else 0
         #: Least remaining depth at which the tree probes: a probe costs several nodes.
@@ -381,6 +383,16 @@ class AlphaBeta:
         if ply >= MAX_PLY:
             return pos.evaluate()
 
+        # `Features.qs_tt`: the table's result where it holds one; else store ours.
+        data = -1
+        if self.qs_tt:
+            key = pos.key
+            data = self.tt.probe_data(key)
+            if data and beta - alpha == 1:
+                score = score_from_tt(((data >> 10) & 0x1FFFF) - 65536, ply)  # `decode`, inlined
+                bound = (data >> 8) & 3
+                if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
+                    return score
         board = pos.board
         if in_check is None:
             in_check = pos.in_check()
@@ -411,6 +423,8 @@ class AlphaBeta:
         delta = self.features.delta_pruning and not in_check
         losing = self.features.see_pruning and not in_check
         piece_type_at = board.piece_type_at
+        original_alpha = alpha
+        best_move = None
         for move in moves:
             if (delta or losing) and not move.promotion:
                 victim = piece_type_at(move.to_square)
@@ -431,9 +445,13 @@ class AlphaBeta:
                 best_score = score
                 if score > alpha:
                     alpha = score
+                    best_move = move
                     self.pv[ply] = [move, *self.pv[ply + 1]]
                     if score >= beta:
                         break
+        if not data and best_score > -INFINITY:
+            bound = LOWER if best_score >= beta else EXACT if best_score > original_alpha else UPPER
+            self.tt.store(key, 0, bound, best_score, best_move, ply)
         return best_score
 
 

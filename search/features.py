@@ -75,6 +75,12 @@ class Features:
     #: answers with every evasion, so mates and forks one ply past the
     #: horizon are seen.  Selective.  Off until its SPRT passes.
     qs_checks: bool = False
+    #: Quiescence probes the transposition table (any stored result serves
+    #: a null window: its depth is at least quiescence's 0) and stores what
+    #: it finds at depth 0 where the table holds nothing for the position,
+    #: so capture sequences reached by another order are not searched again.
+    #: Off until its SPRT passes.
+    qs_tt: bool = False
 
     @classmethod
     def exact(cls) -> "Features":
@@ -82,7 +88,8 @@ class Features:
         return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
                    late_move_reductions=False, see_pruning=False, quiet_pruning=False,
                    singular_extensions=False, iir=False, log_reductions=False,
-                   adaptive_null_move=False, deep_rfp=False, tt_static_eval=False, qs_checks=False)
+                   adaptive_null_move=False, deep_rfp=False, tt_static_eval=False, qs_checks=False,
+                   qs_tt=False)
 
     @classmethod
     def plain(cls) -> "Features":

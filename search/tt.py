@@ -120,8 +120,9 @@ class TranspositionTable:
         self.data[index] = self._pack(depth, bound, score, move_code, ply)
 
     def _pack(self, depth: int, bound: int, score: int, move_code: int, ply: int) -> int:
-        # depth is stored as at least 1 so that a filled slot's data is never 0.
-        return (min(max(depth, 1), 255) | bound << _BOUND_SHIFT
+        # A filled slot's data is never 0: the score field (score + 65536) is not.
+        # Depth 0 is quiescence's (`Features.qs_tt`).
+        return (min(max(depth, 0), 255) | bound << _BOUND_SHIFT
                 | (score_to_tt(score, ply) + _SCORE_OFFSET) << _SCORE_SHIFT
                 | move_code << _MOVE_SHIFT | self.generation << _GEN_SHIFT)
 

@@ -263,11 +263,12 @@ def test_a_forced_move_is_singular_and_the_test_leaves_no_trace() -> None:
 @pytest.mark.parametrize("features", [SINGULAR, Features(iir=True), Features(log_reductions=True),
                                       Features(adaptive_null_move=True), Features(deep_rfp=True),
                                       Features(tt_static_eval=True), Features(qs_checks=True),
+                                      Features(qs_tt=True),
                                       Features(singular_extensions=True, iir=True, quiet_pruning=True,
                                                log_reductions=True, adaptive_null_move=True, deep_rfp=True,
-                                               tt_static_eval=True, qs_checks=True)],
+                                               tt_static_eval=True, qs_checks=True, qs_tt=True)],
                          ids=["singular", "iir", "log_reductions", "adaptive_null_move", "deep_rfp",
-                              "tt_static_eval", "qs_checks", "all"])
+                              "tt_static_eval", "qs_checks", "qs_tt", "all"])
 def test_selective_switches_keep_the_mates_and_play_legal_moves(features: Features) -> None:
     for fen in open(SUITES / "mate2.fen").read().splitlines()[:6]:
         assert Searcher(1, features).search(chess.Board(fen), Limits(depth=4)).score == MATE - 3
@@ -284,7 +285,7 @@ def tree_nodes(fen: str, features: Features = Features()) -> int:
 
 
 @pytest.mark.parametrize("name", ["singular_extensions", "log_reductions", "adaptive_null_move", "deep_rfp",
-                                  "tt_static_eval", "qs_checks"])
+                                  "tt_static_eval", "qs_checks", "qs_tt"])
 def test_each_switch_changes_the_tree(name: str) -> None:
     """Each switch reaches the tree: across the middlegames, other node counts to the same depth.
 
@@ -355,6 +356,50 @@ def test_log_reductions_grow_with_depth_and_move_number_and_keep_a_ply() -> None
 
 def test_selective_switches_are_off_by_default_and_in_the_exact_search() -> None:
     for name in ("singular_extensions", "iir", "log_reductions", "adaptive_null_move", "deep_rfp", "tt_static_eval",
-                 "qs_checks"):
+                 "qs_checks", "qs_tt"):
         assert not getattr(Features(), name)
         assert not getattr(Features.exact(), name)
+
+
+# White to move can win the black queen: quiescence has captures to search.
+QS_POSITION = "r1b1kbnr/pppp1ppp/2n5/4p1q1/3PP3/5N2/PPP2PPP/RNBQKB1R w KQkq - 0 1"
+
+
+def test_qs_tt_stores_quiescence_results_at_depth_zero_and_leaves_deeper_ones() -> None:
+    from search.alphabeta import AlphaBeta
+    from search.tt import TranspositionTable, decode
+    board = chess.Board(QS_POSITION)
+    tt = TranspositionTable(1)
+    tree = AlphaBeta(Position(board), tt, Features(qs_tt=True))
+    score = tree.quiescence(-MATE, MATE, 0)
+    depth, bound, stored, move = decode(tt.probe_data(tree.pos.key))
+    assert (depth, bound, stored) == (0, EXACT, score) and move  # the best capture
+    assert AlphaBeta(Position(board), TranspositionTable(1)).quiescence(-MATE, MATE, 0) == score  # as without
+    # A deeper result for the same position stays as it was.
+    tt.store(tree.pos.key, 4, LOWER, score - 7, None, 0)
+    before = tt.probe_data(tree.pos.key)
+    tree.quiescence(-MATE, MATE, 0)
+    assert tt.probe_data(tree.pos.key) == before
+    # Off: quiescence neither reads nor writes the table.
+    off = TranspositionTable(1)
+    AlphaBeta(Position(board), off, Features()).quiescence(-MATE, MATE, 0)
+    assert off.used == 0
+
+
+@pytest.mark.parametrize("bound, offset, cut", [(LOWER, 30, True), (LOWER, -30, False), (UPPER, -30, True),
+                                                (UPPER, 30, False), (EXACT, 500, True)])
+def test_qs_tt_cuts_a_null_window_on_a_bound_that_decides_it(bound: int, offset: int, cut: bool) -> None:
+    """The table's score returned at once (one node) where its bound settles the null window; else a search."""
+    from search.alphabeta import AlphaBeta
+    from search.tt import TranspositionTable
+    board = chess.Board(QS_POSITION)
+    tt = TranspositionTable(1)
+    tree = AlphaBeta(Position(board), tt, Features(qs_tt=True))
+    beta = tree.pos.evaluate() + 100  # above standing pat: without the table, captures are searched
+    table_score = beta + offset if bound != UPPER else beta - 1 + offset
+    tt.store(tree.pos.key, 0, bound, table_score, None, 0)
+    score = tree.quiescence(beta - 1, beta, 0)
+    assert (tree.nodes == 1 and score == table_score) == cut
+    tree.nodes = 0
+    tree.quiescence(beta - 50, beta, 0)  # a wider window: never cut by the table
+    assert tree.nodes > 1
