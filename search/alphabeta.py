@@ -104,6 +104,7 @@ class AlphaBeta:
         self.features = features
         self.should_stop = should_stop
         self.orderer = orderer or MoveOrderer(MAX_PLY)
+        self.orderer.use_continuation(features.continuation_history and features.ordering)
         self.nodes = 0
         self.seldepth = 0
         # Triangular PV table: pv[ply] is the best line found from that ply.

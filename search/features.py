@@ -81,6 +81,10 @@ class Features:
     #: so capture sequences reached by another order are not searched again.
     #: Off until its SPRT passes.
     qs_tt: bool = False
+    #: Quiet moves ordered by their history plus a continuation history:
+    #: how often the same piece to the same square refuted after the
+    #: opponent's last move (its piece and square).  Off until its SPRT passes.
+    continuation_history: bool = False
 
     @classmethod
     def exact(cls) -> "Features":

@@ -263,12 +263,13 @@ def test_a_forced_move_is_singular_and_the_test_leaves_no_trace() -> None:
 @pytest.mark.parametrize("features", [SINGULAR, Features(iir=True), Features(log_reductions=True),
                                       Features(adaptive_null_move=True), Features(deep_rfp=True),
                                       Features(tt_static_eval=True), Features(qs_checks=True),
-                                      Features(qs_tt=True),
+                                      Features(qs_tt=True), Features(continuation_history=True),
                                       Features(singular_extensions=True, iir=True, quiet_pruning=True,
                                                log_reductions=True, adaptive_null_move=True, deep_rfp=True,
-                                               tt_static_eval=True, qs_checks=True, qs_tt=True)],
+                                               tt_static_eval=True, qs_checks=True, qs_tt=True,
+                                               continuation_history=True)],
                          ids=["singular", "iir", "log_reductions", "adaptive_null_move", "deep_rfp",
-                              "tt_static_eval", "qs_checks", "qs_tt", "all"])
+                              "tt_static_eval", "qs_checks", "qs_tt", "continuation_history", "all"])
 def test_selective_switches_keep_the_mates_and_play_legal_moves(features: Features) -> None:
     for fen in open(SUITES / "mate2.fen").read().splitlines()[:6]:
         assert Searcher(1, features).search(chess.Board(fen), Limits(depth=4)).score == MATE - 3
@@ -285,7 +286,8 @@ def tree_nodes(fen: str, features: Features = Features()) -> int:
 
 
 @pytest.mark.parametrize("name", ["singular_extensions", "log_reductions", "adaptive_null_move", "deep_rfp",
-                                  "tt_static_eval", "qs_checks", "qs_tt"])
+                                  "tt_static_eval", "qs_checks", "qs_tt",
+                                  "continuation_history"])
 def test_each_switch_changes_the_tree(name: str) -> None:
     """Each switch reaches the tree: across the middlegames, other node counts to the same depth.
 
@@ -356,7 +358,7 @@ def test_log_reductions_grow_with_depth_and_move_number_and_keep_a_ply() -> None
 
 def test_selective_switches_are_off_by_default_and_in_the_exact_search() -> None:
     for name in ("singular_extensions", "iir", "log_reductions", "adaptive_null_move", "deep_rfp", "tt_static_eval",
-                 "qs_checks", "qs_tt"):
+                 "qs_checks", "qs_tt", "continuation_history"):
         assert not getattr(Features(), name)
         assert not getattr(Features.exact(), name)
 
