@@ -81,6 +81,9 @@ SINGULAR_MARGIN = 2
 #: hash move is searched one ply shallower (its ordering is a guess, and the
 #: next iteration will find it in the table).
 IIR_MIN_DEPTH = 4
+SEE_PRUNING_MAX_DEPTH = 4
+SEE_CAPTURE_MARGIN = 200
+SEE_QUIET_MARGIN = 40
 
 
 class SearchAborted(Exception):
@@ -180,6 +183,7 @@ class AlphaBeta:
         # Quiet moves from this count on are skipped (late move pruning), all
         # of them when the position is futile; 0: none is.
         quiets_allowed = 0
+        see_prune = False  # `Features.main_see_pruning` applies at this node
         # Pruning on the static evaluation is never tried in check, at PV
         # nodes, or with only king and pawns, where passing may be the best
         # move (zugzwang).
@@ -197,6 +201,7 @@ class AlphaBeta:
                     static = self._static_eval(data)
                 futile = static + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
                 quiets_allowed = 1 if futile else LMP_BASE + depth * depth + 1
+            see_prune = features.main_see_pruning and depth <= SEE_PRUNING_MAX_DEPTH
         quiets = 0
         if features.iir and not hash_move and depth >= IIR_MIN_DEPTH and not excluded:
             depth -= 1
@@ -251,6 +256,13 @@ class AlphaBeta:
                     if not gives_check(move):
                         checks_only[0] = True
                         continue
+            if see_prune and best_score > -TB_WIN_BOUND and self._see_futile(move, tactical, depth):
+                if tactical:
+                    continue
+                if gives_check is None:
+                    gives_check = pos.quiet_check_test()[0]
+                if not gives_check(move):
+                    continue
             quiet = reduce_late and index >= LMR_FIRST_MOVE and not tactical
             pos.push(move)
             if index == 0 or not pvs:
@@ -297,6 +309,22 @@ class AlphaBeta:
             else:
                 self.tt.store(key, depth, UPPER, best_score, None, ply)
         return best_score
+
+    def _see_futile(self, move: chess.Move, tactical: bool, depth: int) -> bool:
+        """Whether `move` loses more by static exchange than `Features.main_see_pruning` lets a move lose `depth` plies from the horizon.
+
+        A capture of a piece worth at least the capturer, or a promotion,
+        cannot lose much: its exchange is not worked out.
+        """
+        board = self.pos.board
+        if tactical:
+            if move.promotion:
+                return False
+            victim = board.piece_type_at(move.to_square)
+            if victim is None or PIECE_VALUE[victim] >= PIECE_VALUE[board.piece_type_at(move.from_square)]:
+                return False  # (en passant: a pawn takes a pawn)
+            return see(board, move) < -SEE_CAPTURE_MARGIN * depth
+        return see(board, move) < -SEE_QUIET_MARGIN * depth * depth
 
     def _singular(self, hash_move: int, depth: int, singular_beta: int, ply: int) -> int:
         """The best of the node's other moves against a null window at `singular_beta`, at half depth.

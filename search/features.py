@@ -85,6 +85,13 @@ class Features:
     #: how often the same piece to the same square refuted after the
     #: opponent's last move (its piece and square).  Off until its SPRT passes.
     continuation_history: bool = False
+    #: Static-exchange pruning in the main search (Stockfish's): at shallow
+    #: non-PV nodes, once a move has a score that is not a loss, captures
+    #: that lose more than SEE_CAPTURE_MARGIN a ply and quiet moves that
+    #: give no check and lose more than SEE_QUIET_MARGIN a ply squared (a
+    #: piece put where it is taken for less) are skipped.  Selective.  Off
+    #: until its SPRT passes.
+    main_see_pruning: bool = False
 
     @classmethod
     def exact(cls) -> "Features":
@@ -93,7 +100,7 @@ class Features:
                    late_move_reductions=False, see_pruning=False, quiet_pruning=False,
                    singular_extensions=False, iir=False, log_reductions=False,
                    adaptive_null_move=False, deep_rfp=False, tt_static_eval=False, qs_checks=False,
-                   qs_tt=False)
+                   qs_tt=False, main_see_pruning=False)
 
     @classmethod
     def plain(cls) -> "Features":
