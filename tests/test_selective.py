@@ -264,12 +264,14 @@ def test_a_forced_move_is_singular_and_the_test_leaves_no_trace() -> None:
                                       Features(adaptive_null_move=True), Features(deep_rfp=True),
                                       Features(tt_static_eval=True), Features(qs_checks=True),
                                       Features(qs_tt=True), Features(continuation_history=True),
+                                      Features(main_see_pruning=True),
                                       Features(singular_extensions=True, iir=True, quiet_pruning=True,
                                                log_reductions=True, adaptive_null_move=True, deep_rfp=True,
                                                tt_static_eval=True, qs_checks=True, qs_tt=True,
-                                               continuation_history=True)],
+                                               continuation_history=True, main_see_pruning=True)],
                          ids=["singular", "iir", "log_reductions", "adaptive_null_move", "deep_rfp",
-                              "tt_static_eval", "qs_checks", "qs_tt", "continuation_history", "all"])
+                              "tt_static_eval", "qs_checks", "qs_tt", "continuation_history", "main_see_pruning",
+                              "all"])
 def test_selective_switches_keep_the_mates_and_play_legal_moves(features: Features) -> None:
     for fen in open(SUITES / "mate2.fen").read().splitlines()[:6]:
         assert Searcher(1, features).search(chess.Board(fen), Limits(depth=4)).score == MATE - 3
@@ -287,7 +289,7 @@ def tree_nodes(fen: str, features: Features = Features()) -> int:
 
 @pytest.mark.parametrize("name", ["singular_extensions", "log_reductions", "adaptive_null_move", "deep_rfp",
                                   "tt_static_eval", "qs_checks", "qs_tt",
-                                  "continuation_history"])
+                                  "continuation_history", "main_see_pruning"])
 def test_each_switch_changes_the_tree(name: str) -> None:
     """Each switch reaches the tree: across the middlegames, other node counts to the same depth.
 
@@ -358,9 +360,37 @@ def test_log_reductions_grow_with_depth_and_move_number_and_keep_a_ply() -> None
 
 def test_selective_switches_are_off_by_default_and_in_the_exact_search() -> None:
     for name in ("singular_extensions", "iir", "log_reductions", "adaptive_null_move", "deep_rfp", "tt_static_eval",
-                 "qs_checks", "qs_tt", "continuation_history"):
+                 "qs_checks", "qs_tt", "continuation_history", "main_see_pruning"):
         assert not getattr(Features(), name)
         assert not getattr(Features.exact(), name)
+
+
+# White's queen on d1 can take a pawn defended twice (Qxd5: -850 by SEE), the
+# knight on c3 the same pawn or the b5 pawn (-220 each) or the bishop on e2
+# (a dearer piece: its exchange is not worked out); Qa4 puts the queen where
+# the b5 pawn takes it (-850), Qd2 where nothing attacks it.
+SEE_POSITION = "4k3/8/2p1p3/1p1p4/8/2N5/4b3/3QK3 w - - 0 1"
+
+
+@pytest.mark.parametrize("uci, depth, futile", [
+    ("d1d5", 1, True),    # -850 < -200
+    ("d1d5", 4, True),    # -850 < -800
+    ("c3d5", 1, True),    # -220 < -200
+    ("c3d5", 2, False),   # -220 is not below -400
+    ("c3b5", 1, True),
+    ("c3e2", 1, False),   # a knight takes a bishop: not worked out
+    ("d1a4", 4, True),    # quiet: -850 < -40 * 16
+    ("d1a4", 5, False),   # -850 is not below -1000
+    ("d1d2", 1, False),   # nothing attacks d2
+])
+def test_main_see_pruning_skips_what_loses_more_than_the_depth_allows(uci: str, depth: int, futile: bool) -> None:
+    from search.alphabeta import AlphaBeta
+    from search.tt import TranspositionTable
+    board = chess.Board(SEE_POSITION)
+    move = chess.Move.from_uci(uci)
+    tactical = board.is_capture(move)
+    tree = AlphaBeta(Position(board), TranspositionTable(1), Features(main_see_pruning=True))
+    assert tree._see_futile(move, tactical, depth) is futile
 
 
 # White to move can win the black queen: quiescence has captures to search.
