@@ -225,6 +225,8 @@ class AlphaBeta:
         pvs = features.pvs
         reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
         log_reductions = features.log_reductions
+        # `Features.history_reductions`: the side to move's history, read before each move is made.
+        history = self.orderer.history[board.turn] if features.history_reductions and features.ordering else None
         # Only these need to tell quiet moves from captures and promotions
         # (the test suite's game trees have no board to ask).
         classify = features.ordering or reduce_late or quiets_allowed
@@ -277,6 +279,9 @@ class AlphaBeta:
                         reduction = max(1, min(reduction, depth - 2))
                     else:
                         reduction = 1 if index < LMR_DEEPER_MOVE else 2
+                    if history is not None and history[move.from_square * 64 + move.to_square] < 0 \
+                            and depth - 2 - reduction >= 1:
+                        reduction += 1
                 score = -self.alphabeta(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
                 if reduction and score > alpha:
                     score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)

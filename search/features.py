@@ -92,6 +92,11 @@ class Features:
     #: piece put where it is taken for less) are skipped.  Selective.  Off
     #: until its SPRT passes.
     main_see_pruning: bool = False
+    #: Late move reductions one ply deeper for a quiet move whose history
+    #: is below zero (it failed more often than it refuted here): the
+    #: ordering's record decides how far the flat rule's late moves go.
+    #: Selective.  Off until its SPRT passes.
+    history_reductions: bool = False
 
     @classmethod
     def exact(cls) -> "Features":
@@ -100,7 +105,7 @@ class Features:
                    late_move_reductions=False, see_pruning=False, quiet_pruning=False,
                    singular_extensions=False, iir=False, log_reductions=False,
                    adaptive_null_move=False, deep_rfp=False, tt_static_eval=False, qs_checks=False,
-                   qs_tt=False, main_see_pruning=False)
+                   qs_tt=False, main_see_pruning=False, history_reductions=False)
 
     @classmethod
     def plain(cls) -> "Features":

@@ -264,14 +264,15 @@ def test_a_forced_move_is_singular_and_the_test_leaves_no_trace() -> None:
                                       Features(adaptive_null_move=True), Features(deep_rfp=True),
                                       Features(tt_static_eval=True), Features(qs_checks=True),
                                       Features(qs_tt=True), Features(continuation_history=True),
-                                      Features(main_see_pruning=True),
+                                      Features(main_see_pruning=True), Features(history_reductions=True),
                                       Features(singular_extensions=True, iir=True, quiet_pruning=True,
                                                log_reductions=True, adaptive_null_move=True, deep_rfp=True,
                                                tt_static_eval=True, qs_checks=True, qs_tt=True,
-                                               continuation_history=True, main_see_pruning=True)],
+                                               continuation_history=True, main_see_pruning=True,
+                                               history_reductions=True)],
                          ids=["singular", "iir", "log_reductions", "adaptive_null_move", "deep_rfp",
                               "tt_static_eval", "qs_checks", "qs_tt", "continuation_history", "main_see_pruning",
-                              "all"])
+                              "history_reductions", "all"])
 def test_selective_switches_keep_the_mates_and_play_legal_moves(features: Features) -> None:
     for fen in open(SUITES / "mate2.fen").read().splitlines()[:6]:
         assert Searcher(1, features).search(chess.Board(fen), Limits(depth=4)).score == MATE - 3
@@ -289,7 +290,7 @@ def tree_nodes(fen: str, features: Features = Features()) -> int:
 
 @pytest.mark.parametrize("name", ["singular_extensions", "log_reductions", "adaptive_null_move", "deep_rfp",
                                   "tt_static_eval", "qs_checks", "qs_tt",
-                                  "continuation_history", "main_see_pruning"])
+                                  "continuation_history", "main_see_pruning", "history_reductions"])
 def test_each_switch_changes_the_tree(name: str) -> None:
     """Each switch reaches the tree: across the middlegames, other node counts to the same depth.
 
@@ -360,7 +361,7 @@ def test_log_reductions_grow_with_depth_and_move_number_and_keep_a_ply() -> None
 
 def test_selective_switches_are_off_by_default_and_in_the_exact_search() -> None:
     for name in ("singular_extensions", "iir", "log_reductions", "adaptive_null_move", "deep_rfp", "tt_static_eval",
-                 "qs_checks", "qs_tt", "continuation_history", "main_see_pruning"):
+                 "qs_checks", "qs_tt", "continuation_history", "main_see_pruning", "history_reductions"):
         assert not getattr(Features(), name)
         assert not getattr(Features.exact(), name)
 
@@ -435,3 +436,33 @@ def test_qs_tt_cuts_a_null_window_on_a_bound_that_decides_it(bound: int, offset:
     tree.nodes = 0
     tree.quiescence(beta - 50, beta, 0)  # a wider window: never cut by the table
     assert tree.nodes > 1
+
+
+def _late_move_depths(features: Features, failed: chess.Move) -> dict[chess.Move, int]:
+    """The depth each root move's first search gets at depth 6, `failed` alone with a history below zero."""
+    from search import alphabeta
+    from search.tt import TranspositionTable
+    depths: dict[chess.Move, int] = {}
+
+    class Probe(alphabeta.AlphaBeta):
+        def alphabeta(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+            if ply == 1:
+                move = self.pos.board.move_stack[-1]
+                depths.setdefault(move, depth)
+                return 0 if len(depths) == 1 else beta  # the first move scores 0, later ones fail low: no re-search
+            return super().alphabeta(depth, alpha, beta, ply)
+
+    board = chess.Board(MIDDLEGAMES[0])
+    tree = Probe(Position(board), TranspositionTable(1), features)
+    tree.orderer.history[board.turn][failed.from_square * 64 + failed.to_square] = -5
+    tree.alphabeta(6, -1000, 1000, 0)
+    return depths
+
+
+def test_history_reductions_reduce_a_failed_quiet_move_one_ply_more() -> None:
+    failed = chess.Move.from_uci("a2a3")
+    plain = _late_move_depths(Features(), failed)
+    deeper = _late_move_depths(Features(history_reductions=True), failed)
+    assert set(plain) == set(deeper) and failed in plain
+    assert deeper[failed] == plain[failed] - 1
+    assert all(deeper[move] == plain[move] for move in plain if move != failed)
