@@ -318,18 +318,27 @@ class AlphaBeta:
     def _see_futile(self, move: chess.Move, tactical: bool, depth: int) -> bool:
         """Whether `move` loses more by static exchange than `Features.main_see_pruning` lets a move lose `depth` plies from the horizon.
 
-        A capture of a piece worth at least the capturer, or a promotion,
-        cannot lose much: its exchange is not worked out.
+        A move loses at most its piece less what it takes (the opponent
+        may take it back, then we stop), so where that is within the margin
+        the exchange is not worked out: captures of a piece worth at least
+        the capturer, promotions, king moves (a legal one lands on a square
+        nothing attacks) and, further from the horizon, the cheaper pieces.
+        The result is the same; only SEE's cost is saved.
         """
         board = self.pos.board
+        piece = board.piece_type_at(move.from_square)
+        if piece == chess.KING:
+            return False
         if tactical:
             if move.promotion:
                 return False
             victim = board.piece_type_at(move.to_square)
-            if victim is None or PIECE_VALUE[victim] >= PIECE_VALUE[board.piece_type_at(move.from_square)]:
+            margin = SEE_CAPTURE_MARGIN * depth
+            if victim is None or PIECE_VALUE[piece] - PIECE_VALUE[victim] <= margin:
                 return False  # (en passant: a pawn takes a pawn)
-            return see(board, move) < -SEE_CAPTURE_MARGIN * depth
-        return see(board, move) < -SEE_QUIET_MARGIN * depth * depth
+            return see(board, move) < -margin
+        margin = SEE_QUIET_MARGIN * depth * depth
+        return PIECE_VALUE[piece] > margin and see(board, move) < -margin
 
     def _singular(self, hash_move: int, depth: int, singular_beta: int, ply: int) -> int:
         """The best of the node's other moves against a null window at `singular_beta`, at half depth.
