@@ -10,6 +10,7 @@ Also the pieces they stand on: `Position.gives_check` and `Position.quiet_check_
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 from pathlib import Path
 from typing import Iterator
@@ -383,6 +384,8 @@ SEE_POSITION = "4k3/8/2p1p3/1p1p4/8/2N5/4b3/3QK3 w - - 0 1"
     ("d1a4", 4, True),    # quiet: -850 < -40 * 16
     ("d1a4", 5, False),   # -850 is not below -1000
     ("d1d2", 1, False),   # nothing attacks d2
+    ("e1f2", 1, False),   # a king move: never worked out
+    ("e1e2", 1, False),   # the king takes the bishop
 ])
 def test_main_see_pruning_skips_what_loses_more_than_the_depth_allows(uci: str, depth: int, futile: bool) -> None:
     from search.alphabeta import AlphaBeta
@@ -466,3 +469,26 @@ def test_history_reductions_reduce_a_failed_quiet_move_one_ply_more() -> None:
     assert set(plain) == set(deeper) and failed in plain
     assert deeper[failed] == plain[failed] - 1
     assert all(deeper[move] == plain[move] for move in plain if move != failed)
+
+
+def test_main_see_pruning_leaves_out_only_exchanges_that_cannot_lose_the_margin() -> None:
+    """`_see_futile` against the plain rule (SEE below the margin) on every move of random games, at each depth."""
+    from search.alphabeta import SEE_CAPTURE_MARGIN, SEE_QUIET_MARGIN, SEE_PRUNING_MAX_DEPTH, AlphaBeta
+    from search.see import see
+    from search.tt import TranspositionTable
+    from search.types import PIECE_VALUE
+    checked = 0
+    for board, pos in itertools.islice(random_game_positions(551, chess960=False), 0, 4000, 4):
+        if board.is_check():
+            continue
+        tree = AlphaBeta(pos, TranspositionTable(1), Features(main_see_pruning=True))
+        for move in board.legal_moves:
+            tactical = board.is_capture(move) or bool(move.promotion)
+            victim = board.piece_type_at(move.to_square)
+            worked_out = not move.promotion and (not tactical or (
+                victim is not None and PIECE_VALUE[victim] < PIECE_VALUE[board.piece_type_at(move.from_square)]))
+            for depth in range(1, SEE_PRUNING_MAX_DEPTH + 1):
+                margin = SEE_CAPTURE_MARGIN * depth if tactical else SEE_QUIET_MARGIN * depth * depth
+                assert tree._see_futile(move, tactical, depth) == (worked_out and see(board, move) < -margin)
+                checked += 1
+    assert checked > 10_000
