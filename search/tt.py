@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import chess
 
+from search.movegen import MOVES
 from search.types import TB_WIN_BOUND
 
 #: The `Hash` setting (MB) when none is given: the UCI option's default, and
@@ -57,7 +58,9 @@ def encode_move(move: chess.Move | None) -> int:
 def decode_move(code: int) -> chess.Move | None:
     if code == 0:
         return None
-    return chess.Move(code & 63, (code >> 6) & 63, (code >> 12) or None)
+    if code < 4096:
+        return MOVES[code & 63][code >> 6]
+    return chess.Move(code & 63, (code >> 6) & 63, code >> 12)
 
 
 def decode(data: int) -> tuple[int, int, int, int]:
