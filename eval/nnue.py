@@ -54,7 +54,7 @@ colour-mirrored twin get exactly the same score.
 The search keeps both accumulators up to date move by move
 (`search.position.Position`): a move changes two to four features, so a node
 pays a few vector additions instead of a full sum.  They are kept side by side
-in one numpy vector, [White's H | Black's H], and each feature has a
+in one numpy int32 vector, [White's H | Black's H], and each feature has a
 "dual row" (its White-perspective row beside its Black-perspective row), so
 that one addition updates both perspectives.  numpy is the measured faster
 representation here (docs/nnue.md): a pure-Python list or packed-int head
@@ -285,22 +285,11 @@ class Net:
         return self.rows_for(0, 0)
 
     @functools.cached_property
-    def acc_dtype(self) -> type:
-        """The accumulator's numpy type: int32, or float64 (integer-valued, so exact) under a second layer.
-
-        The second layer reads the clipped accumulator in float64, and numpy's
-        clip from int32 into a float64 buffer costs five times a clip between
-        float64 arrays (5.8 against 1.1 µs for 2H = 1024, once a node); the
-        sums of a few dozen int16 rows are exact in float64 either way.
-        """
-        return np.float64 if self.deep is not None else np.int32
-
-    @functools.cached_property
     def _row_tables(self) -> dict[tuple[int, int], list[np.ndarray]]:
         return {}
 
     def rows_for(self, white_state: int, black_state: int) -> list[np.ndarray]:
-        """rows[12 * 64]: White's row beside Black's row of (colour, type, square), each (2H,) of `acc_dtype`.
+        """rows[12 * 64]: White's row beside Black's row of (colour, type, square), each int32 (2H,).
 
         Indexed by ``64 * (6 * (colour == BLACK) + type - 1) + square``, with
         each perspective's king state applied: `Position.push` needs one row
@@ -320,7 +309,7 @@ class Net:
             white_index = INPUTS * (white_state >> 1) + 64 * (6 * colour_black + piece) + (square ^ 7 * (white_state & 1))
             black_index = (INPUTS * (black_state >> 1) + 64 * (6 * (1 - colour_black) + piece)
                            + (square ^ 56 ^ 7 * (black_state & 1)))
-            rows = list(np.concatenate([self.w1[white_index], self.w1[black_index]], axis=1).astype(self.acc_dtype))
+            rows = list(np.concatenate([self.w1[white_index], self.w1[black_index]], axis=1).astype(np.int32))
             if len(tables) >= ROW_TABLES_KEPT:
                 del tables[next(iter(tables))]
         tables[white_state, black_state] = rows
@@ -336,7 +325,7 @@ class Net:
         return tuple(heads)
 
     def bias(self) -> np.ndarray:
-        b1 = self.b1.astype(self.acc_dtype)
+        b1 = self.b1.astype(np.int32)
         return np.concatenate([b1, b1])
 
     def accumulator(self, board: chess.Board) -> np.ndarray:
@@ -348,7 +337,7 @@ class Net:
         return acc
 
     def perspective_accumulator(self, board: chess.Board, perspective: chess.Color) -> np.ndarray:
-        """One perspective's H accumulator from scratch (after its king changed state), of `acc_dtype`."""
+        """One perspective's H accumulator from scratch (after its king changed state), int32."""
         state = self.king_state(board, perspective)
         flip = (56 if perspective == chess.BLACK else 0) ^ (7 if state & 1 else 0)
         features = []
@@ -360,7 +349,7 @@ class Net:
                                        (chess.QUEEN, board.queens), (chess.KING, board.kings)):
                 offset = first + 64 * piece_type
                 features.extend(offset + (square ^ flip) for square in chess.scan_forward(pieces & occupied))
-        return self.b1.astype(self.acc_dtype) + self.w1[features].sum(axis=0, dtype=self.acc_dtype)
+        return self.b1.astype(np.int32) + self.w1[features].sum(axis=0, dtype=np.int32)
 
     def score(self, acc: np.ndarray, turn: chess.Color, pieces: int) -> int:
         """The head's centipawns for the side to move from the dual accumulator (without the base).
