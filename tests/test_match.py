@@ -8,9 +8,12 @@ crash, play an illegal move, stall or overrun their clock.
 """
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import chess
@@ -115,6 +118,47 @@ def test_a_decision_stops_the_pending_games(concurrency: int) -> None:
     assert len(results) == len(played)
     assert len(played) == 6 if concurrency == 1 else 6 <= len(played) <= 7
     assert sorted(played) == list(range(len(played)))
+
+
+def test_a_second_interrupt_keeps_the_games_played(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    # Ctrl-C, then Ctrl-C again while the game in play finishes: the runner
+    # still returns what was played (for the summary), and no game starts after.
+    noted = threading.Event()
+
+    def still_finishing(signum: int, frame: object) -> None:
+        original(signum, frame)
+        noted.set()
+
+    original = match._still_finishing
+    monkeypatch.setattr(match, "_still_finishing", still_finishing)
+    waiting = threading.Event()  # the runner waits for its games (all workers started)
+    wait = match.cf.wait
+
+    def waits(*args: object, **kwargs: object) -> object:
+        waiting.set()
+        return wait(*args, **kwargs)
+
+    monkeypatch.setattr(match.cf, "wait", waits)
+
+    def play(job: Job) -> GameResult:
+        if job.number == 0:
+            assert waiting.wait(10)
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # until the runner has taken the first one
+                if signal.getsignal(signal.SIGINT) is still_finishing:
+                    break
+                threading.Event().wait(0.01)
+            os.kill(os.getpid(), signal.SIGINT)
+            assert noted.wait(10)
+        return game(job.number, 1.0)
+
+    before = signal.getsignal(signal.SIGINT)
+    results = match.run_games(dummy_jobs(10), play, 1, lambda results: False)
+    assert [result.number for result in results] == [0]
+    assert signal.getsignal(signal.SIGINT) is before
+    err = capsys.readouterr().err
+    assert "interrupted: finishing the games in play" in err and "still finishing" in err
 
 
 def test_sprt_decides_and_the_match_stops(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:

@@ -175,16 +175,30 @@ def run_games(jobs: Sequence[Job], play: Callable[[Job], GameResult], concurrenc
                     stop.set()
 
     with cf.ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = [pool.submit(worker) for _ in range(max(1, concurrency))]
-        try:
+        futures: list[cf.Future] = []
+        try:  # (from the first submit: a game may be interrupted as soon as it starts)
+            for _ in range(max(1, concurrency)):
+                futures.append(pool.submit(worker))
             cf.wait(futures)
         except KeyboardInterrupt:
             stop.set()
+            # A second Ctrl-C must not lose the summary of the games already
+            # played: it is answered with a note, and the games in play end
+            # under their own clocks (kill the runner to abandon them).
+            previous = signal.signal(signal.SIGINT, _still_finishing)
             print("interrupted: finishing the games in play", file=sys.stderr, flush=True)
-            cf.wait(futures)
+            try:
+                pool.shutdown(wait=True)  # every worker, even one whose future the interrupt kept from the list
+            finally:
+                signal.signal(signal.SIGINT, previous)
         for future in futures:
             future.result()  # a bug in a worker is raised here, not lost
     return results
+
+
+def _still_finishing(signum: int, frame: object) -> None:
+    """SIGINT while the interrupted match finishes its games in play: say so, and go on."""
+    print("still finishing the games in play; the summary follows", file=sys.stderr, flush=True)
 
 
 def make_jobs(a: EngineSpec, b: EngineSpec, openings: list[chess.Board], games: int) -> list[Job]:
