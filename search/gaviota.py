@@ -58,9 +58,7 @@ def gaviota_name(key: str) -> str:
 def gaviota_table_problem(path: str, key: str) -> str | None:
     """What is wrong with one Gaviota file, or None when its header and block index are sound.
 
-    python-chess registers a table by its name and reads it at the first
-    probe, so a truncated or damaged file would surface in the middle of a
-    game.  The header gives where the block index ends; the index must hold
+    The header gives where the block index ends; the index must hold
     one entry per block of the table (both sides to move) and one more, rise
     from there, and end within the file.  Damage inside the compressed
     blocks has no checksum: the probes catch that.

@@ -23,7 +23,7 @@ the user, probes as None.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Protocol
+from typing import Iterable, NamedTuple, Protocol
 
 import chess
 import chess.syzygy
@@ -31,9 +31,6 @@ import chess.syzygy
 from search.gaviota import open_gaviota
 from search.syzygy import DTZ_BEFORE_ZEROING, FIFTY_MOVE_PLIES, MAX_RANK, dtz_rank, is_decided, open_syzygy
 from search.types import MATE, MATE_BOUND, TB_WIN
-
-if TYPE_CHECKING:
-    import chess.gaviota
 
 #: A cursed win (a draw under the fifty-move rule) is still a little better
 #: than a plain draw: the opponent may yet go wrong.
