@@ -154,11 +154,12 @@ def test_the_trainer_command_writes_a_deep_bucketed_king_net(tmp_path: Path, cap
     out = tmp_path / "k4.nnue"
     assert trainer.main(["--data", str(data), "--out", str(out), "--hidden", "8", "--epochs", "1", "--holdout", "0.5",
                          "--buckets", "4", "--features", "king4", "--mirror", "--correction-scale", "0.5",
-                         "--layer2", "4", "--compare", str(nnue.BUNDLED)]) == 0
+                         "--layer2", "4", "--compare", str(nnue.BUNDLED), "--no-progress"]) == 0
     net = nnue.load(out)
     assert (net.features, net.buckets, net.hidden, net.deep.size) == (nnue.FEATURES_KING4, 4, 8, 4)
     log = capsys.readouterr().err
     assert "--mirror ignored: king4" in log
+    assert "\r" not in log and "batch/s" not in log  # --no-progress keeps the log to lines
     assert "quantisation error on" in log and re.search(r"held-out loss as played \(correction x 0.5\): "
                                                         r"float32 0\.\d+, integer 0\.\d+", log), log
     bundled = re.escape(f"default.nnue ({nnue.bundled_net().architecture}): ")

@@ -266,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--play-results", action="store_true",
                         help="give the teacher's own games (play chunks) the result of their end, so that "
                              "--lambda blends a result into them too (else they take the teacher alone)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bars (they fill a log with carriage returns when stderr is a file)")
     parser.add_argument("--compare", action="append", default=[], type=Path, metavar="NET",
                         help="also print this net file's held-out loss as played, on the same positions")
     args = parser.parse_args(argv)
@@ -296,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
                        weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share,
                        mirror=args.mirror, buckets=args.buckets, features=FEATURE_SETS[args.features],
                        layer2=args.layer2, factorised=args.factorise, threads=args.threads,
-                       second_drop=args.second_drop)
+                       second_drop=args.second_drop, progress=not args.no_progress)
     quantised = quantise(net, str(args.out), args.correction_scale)
     if held.any():
         report_held_out(net, quantised, compared, records[held], args)
