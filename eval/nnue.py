@@ -35,11 +35,10 @@ Architecture ("768 -> H x 2 -> 1"):
   B outputs (``out_weight``, ``out_bias``); the output times ``cp_scale``,
   rounded down, is the score.  The file keeps these as float32; the engine
   runs them as integers held in float64 (`DeepTables`: weights times
-  ``DEEP_SCALE`` rounded, biases scaled to match).  Why: every sum is then an
-  exact integer below 2**53, so the order of the additions cannot change a
-  score (the colour-mirrored twin gets exactly the same one, a batch the
-  same as one position) while numpy still multiplies in one BLAS call; at
-  2**16 the rounding is far below a centipawn.
+  ``DEEP_SCALE`` rounded, biases scaled to match; `eval.nnue_layers` says
+  why).
+* Layer stacks (version 4, ``stacks = B``): each output bucket has its own
+  second layer (weight and bias), picked by the same piece count.
 * Base (version 2): with ``base = 1`` the classical evaluation
   (`eval.evaluate`) is added to the head, so the net learns a correction to
   it.  Why: with half a million labelled positions a net that must learn
@@ -63,24 +62,26 @@ costs more per evaluation than numpy's call overhead.
 Net file format (``.nnue``, little-endian), nothing executed on load:
 
     magic        4 bytes  b"PSNN"
-    version      u16      1, 2 or 3
+    version      u16      1 to 4
     features     u16      1 = 768 piece-square features; 2 = 4 x 768 (king
-                          buckets, mirrored; version 3 only)
+                          buckets, mirrored; version 3 on)
     hidden       u16      H
     qa, qb       u16 u16  quantisation scales of the accumulator and of w2
     cp_scale     u16      centipawns per unit of the float output
-    base         u16      versions 2 and 3: 0 none, 1 the classical
+    base         u16      version 2 on: 0 none, 1 the classical
                           evaluation is added; version 1: reserved, 0 (no base)
-    buckets      u16      version 3 only: B output buckets (1 to 32)
-    layer2       u16      version 3 only: L units of a second layer, 0 none
+    buckets      u16      version 3 on: B output buckets (1 to 32)
+    layer2       u16      version 3 on: L units of a second layer, 0 none
+    stacks       u16      version 4 only: S second layers, B (one per
+                          output bucket; needs L > 0); 1 before version 4
     W1           i16[768 * king buckets][H]
     b1           i16[H]
     then, without a second layer:
     w2           i16[B][2H]  side to move's half first; B = 1 before version 3
     b2           i32[B]
     or with one:
-    weight       f32[2H][L]  side to move's rows first
-    bias         f32[L]
+    weight       f32[S][2H][L]  side to move's rows first
+    bias         f32[S][L]
     out_weight   f32[B][L]
     out_bias     f32[B]
     crc32        u32      of every byte before it
@@ -98,9 +99,11 @@ import chess
 import numpy as np
 
 from eval.evaluate import evaluate as classical_evaluate
+from eval.nnue_layers import DEEP_SCALE, EXACT_LIMIT, MAX_LAYER2, DeepHead, DeepTables  # noqa: F401 (re-exported)
 
 MAGIC = b"PSNN"
-VERSION = 3
+#: The newest version this engine writes and reads; it writes the oldest that holds the net.
+VERSION = 4
 FEATURES_768 = 1
 FEATURES_KING4 = 2
 #: King buckets of each feature set.
@@ -113,12 +116,9 @@ INPUTS = 768
 HEADER = struct.Struct("<4sHHHHHHH")
 #: Version 3 appends the number of output buckets and the second layer's size to the header.
 EXTENSION = struct.Struct("<HH")
+#: Version 4 appends the number of second layers (1, or one per output bucket).
+STACKS = struct.Struct("<H")
 MAX_BUCKETS = 32
-MAX_LAYER2 = 256
-#: The second layer's weights are multiplied by this and rounded (`DeepTables`).
-DEEP_SCALE = 2 ** 16
-#: Integers up to this are exact in float64, and so is every sum of them below it.
-EXACT_LIMIT = 2 ** 53
 BUNDLED = Path(__file__).with_name("default.nnue")
 #: numpy's clip ufunc itself, for the search's once-a-node clipped ReLU.
 #: `np.clip` and `ndarray.clip` wrap it in Python-level argument handling
@@ -154,57 +154,6 @@ class NetError(ValueError):
 
 
 @dataclass(frozen=True)
-class DeepHead:
-    """A second hidden layer and its B outputs, float32 (see the module docstring)."""
-
-    weight: np.ndarray  # (2H, L): the side to move's H rows first
-    bias: np.ndarray  # (L,)
-    out_weight: np.ndarray  # (B, L)
-    out_bias: np.ndarray  # (B,)
-
-    def __post_init__(self) -> None:
-        for name in ("weight", "bias", "out_weight", "out_bias"):
-            object.__setattr__(self, name, np.ascontiguousarray(getattr(self, name), dtype=np.float32))
-
-    @property
-    def size(self) -> int:
-        return self.bias.shape[0]
-
-
-@dataclass(frozen=True)
-class DeepTables:
-    """A second layer as integer-valued float64, ready for exact arithmetic (see the module docstring).
-
-    The input vector is [White's clipped H | Black's clipped H | 1]: the
-    trailing 1 carries the bias, so one product does the layer.
-    """
-
-    inputs: tuple[np.ndarray, np.ndarray]  # [turn]: (2H + 1, L), that side's weights on its own half, bias last
-    top: float  # the clip's upper end: QA * DEEP_SCALE, for 1.0
-    out: list[np.ndarray]  # [bucket]: (L,)
-    out_bias: list[int]  # [bucket]
-    divisor: int  # QA * DEEP_SCALE ** 2: the output's unit
-
-    @classmethod
-    def of(cls, deep: DeepHead, hidden: int, qa: int) -> DeepTables:
-        weight = np.round(deep.weight.astype(np.float64) * DEEP_SCALE)  # side to move's rows first
-        bias = np.round(deep.bias.astype(np.float64) * (qa * DEEP_SCALE))
-        white = np.vstack([weight, bias])
-        black = np.vstack([weight[hidden:], weight[:hidden], bias])
-        out = [np.round(row.astype(np.float64) * DEEP_SCALE) for row in deep.out_weight]
-        out_bias = [round(float(b) * qa * DEEP_SCALE * DEEP_SCALE) for b in deep.out_bias]
-        return cls((black, white), float(qa * DEEP_SCALE), out, out_bias, qa * DEEP_SCALE * DEEP_SCALE)
-
-    @property
-    def exact(self) -> bool:
-        """Whether no sum can reach EXACT_LIMIT (a sane net is far below it; a hostile file may not be)."""
-        qa = self.top / DEEP_SCALE  # an input's largest value
-        layer = qa * np.abs(self.inputs[1][:-1]).sum(axis=0) + np.abs(self.inputs[1][-1])
-        output = max(self.top * float(np.abs(row).sum()) + abs(b) for row, b in zip(self.out, self.out_bias))
-        return float(layer.max()) < EXACT_LIMIT and output < EXACT_LIMIT
-
-
-@dataclass(frozen=True)
 class Net:
     """A quantised net, ready for incremental inference."""
 
@@ -231,7 +180,8 @@ class Net:
         if self.features not in KING_BUCKETS or self.w1.shape != (INPUTS * KING_BUCKETS[self.features], self.hidden):
             raise ValueError(f"input weights {self.w1.shape} do not fit feature set {self.features}, hidden {self.hidden}")
         deep = self.deep
-        if deep is not None and (deep.weight.shape != (2 * self.hidden, deep.size) or not 1 <= deep.size <= MAX_LAYER2
+        if deep is not None and (deep.weight.shape[1:] != (2 * self.hidden, deep.size) or not 1 <= deep.size <= MAX_LAYER2
+                                 or deep.stacks not in (1, self.buckets) or deep.bias.shape != (deep.stacks, deep.size)
                                  or deep.out_weight.shape != (self.buckets, deep.size)
                                  or deep.out_bias.shape != (self.buckets,)):
             raise ValueError(f"second layer {deep.weight.shape} -> {deep.out_weight.shape} does not fit hidden "
@@ -248,6 +198,8 @@ class Net:
         extras = [name for name, used in (("king buckets", self.king_buckets > 1), ("output buckets", self.buckets > 1))
                   if used]
         layer2 = f"->{self.deep.size}" if self.deep is not None else ""
+        if self.deep is not None and self.deep.stacks > 1:
+            extras.append("layer stacks")
         return f"{inputs}->{self.hidden}x2{layer2}->{self.buckets}" + (f" ({', '.join(extras)})" if extras else "")
 
     @functools.cached_property
@@ -382,7 +334,7 @@ class Net:
         against the same sums in Python integers.
         """
         tables = self.deep_tables
-        z = inputs.dot(tables.inputs[turn])
+        z = inputs.dot(tables.inputs[bucket][turn])
         clip_into(z, 0.0, tables.top, out=z)
         return (int(z.dot(tables.out[bucket])) + tables.out_bias[bucket]) * self.cp_scale // tables.divisor
 
@@ -392,9 +344,13 @@ class Net:
         return score + classical_evaluate(board) if self.base == BASE_CLASSICAL else score
 
     def to_bytes(self) -> bytes:
-        body = HEADER.pack(MAGIC, VERSION, self.features, self.hidden, self.qa, self.qb, self.cp_scale, self.base)
         deep = self.deep
+        stacks = 1 if deep is None else deep.stacks
+        version = 4 if stacks > 1 else 3  # what an older engine can read stays readable to it
+        body = HEADER.pack(MAGIC, version, self.features, self.hidden, self.qa, self.qb, self.cp_scale, self.base)
         body += EXTENSION.pack(self.buckets, 0 if deep is None else deep.size)
+        if version >= 4:
+            body += STACKS.pack(stacks)
         body += self.w1.astype("<i2").tobytes() + self.b1.astype("<i2").tobytes()
         if deep is None:
             body += self.w2.astype("<i2").tobytes() + struct.pack(f"<{self.buckets}i", *self.b2)
@@ -414,25 +370,30 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
     magic, version, feature_set, hidden, qa, qb, cp_scale, base = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetError(f"{name}: not a Pawnstorm net (magic {magic!r})")
-    if version not in (1, 2, VERSION):
+    if version not in (1, 2, 3, VERSION):
         raise NetError(f"{name}: unsupported version {version} (this engine reads 1 to {VERSION})")
     if version == 1:
         base = BASE_NONE
     at = HEADER.size
-    buckets, layer2 = 1, 0
+    buckets, layer2, stacks = 1, 0, 1
     if version >= 3:
-        if len(data) < at + EXTENSION.size + 4:
+        if len(data) < at + EXTENSION.size + STACKS.size * (version >= 4) + 4:
             raise NetError(f"{name}: truncated ({len(data)} bytes)")
         buckets, layer2 = EXTENSION.unpack_from(data, at)
         at += EXTENSION.size
+        if version >= 4:
+            (stacks,) = STACKS.unpack_from(data, at)
+            at += STACKS.size
     if (feature_set not in KING_BUCKETS or (version < 3 and feature_set != FEATURES_768) or not 1 <= hidden <= 4096
-            or qa == 0 or qb == 0 or cp_scale == 0 or not 1 <= buckets <= MAX_BUCKETS or layer2 > MAX_LAYER2):
+            or qa == 0 or qb == 0 or cp_scale == 0 or not 1 <= buckets <= MAX_BUCKETS or layer2 > MAX_LAYER2
+            or stacks not in (1, buckets) or (stacks > 1 and not layer2)):
         raise NetError(f"{name}: unsupported architecture (features {feature_set}, hidden {hidden}, qa {qa}, qb {qb}, "
-                       f"buckets {buckets}, layer2 {layer2})")
+                       f"buckets {buckets}, layer2 {layer2}, stacks {stacks})")
     if base not in (BASE_NONE, BASE_CLASSICAL):
         raise NetError(f"{name}: unsupported base {base}")
     inputs = INPUTS * KING_BUCKETS[feature_set]
-    head = 4 * (2 * hidden * layer2 + layer2 + buckets * layer2 + buckets) if layer2 else 2 * buckets * 2 * hidden + 4 * buckets
+    head = (4 * (stacks * (2 * hidden * layer2 + layer2) + buckets * layer2 + buckets) if layer2
+            else 2 * buckets * 2 * hidden + 4 * buckets)
     expected = at + 2 * (inputs * hidden + hidden) + head + 4
     if len(data) != expected:
         raise NetError(f"{name}: {len(data)} bytes, the header's architecture needs {expected} (truncated or wrong architecture)")
@@ -444,7 +405,7 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
     b1 = np.frombuffer(data, "<i2", hidden, at).astype(np.int16)
     at += 2 * hidden
     if layer2:
-        shapes = ((2 * hidden, layer2), (layer2,), (buckets, layer2), (buckets,))
+        shapes = ((stacks, 2 * hidden, layer2), (stacks, layer2), (buckets, layer2), (buckets,))
         arrays = []
         for shape in shapes:
             count = int(np.prod(shape))

@@ -34,14 +34,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def random_net(hidden: int = 16, seed: int = 0, base: int = nnue.BASE_NONE, buckets: int = 1,
-               features: int = nnue.FEATURES_768, layer2: int = 0) -> Net:
-    """A net with random weights large enough that every clip and sign matters."""
+               features: int = nnue.FEATURES_768, layer2: int = 0, stacks: bool = False) -> Net:
+    """A net with random weights large enough that every clip and sign matters (`stacks`: a second layer per bucket)."""
     rng = np.random.default_rng(seed)
     w2 = rng.integers(-200, 200, (buckets, 2 * hidden), dtype=np.int16)
     b2 = tuple(int(b) for b in rng.integers(-5000, 5000, buckets))
     deep = None
     if layer2:
-        deep = nnue.DeepHead(rng.normal(0, 0.3, (2 * hidden, layer2)), rng.normal(0.2, 0.5, layer2),
+        layers = buckets if stacks else 1
+        deep = nnue.DeepHead(rng.normal(0, 0.3, (layers, 2 * hidden, layer2)), rng.normal(0.2, 0.5, (layers, layer2)),
                              rng.normal(0, 1, (buckets, layer2)), rng.normal(0, 0.5, buckets))
         w2, b2 = np.zeros((buckets, 2 * hidden), np.int16), (0,) * buckets
     return Net(hidden, 255, 64, 400,
@@ -53,7 +54,8 @@ def random_net(hidden: int = 16, seed: int = 0, base: int = nnue.BASE_NONE, buck
 NETS = [random_net(), bundled_net(), random_net(seed=1, base=nnue.BASE_CLASSICAL),
         random_net(seed=2, base=nnue.BASE_CLASSICAL, buckets=8),
         random_net(seed=5, base=nnue.BASE_CLASSICAL, buckets=4, features=nnue.FEATURES_KING4),
-        random_net(seed=6, base=nnue.BASE_CLASSICAL, buckets=2, features=nnue.FEATURES_KING4, layer2=8)]
+        random_net(seed=6, base=nnue.BASE_CLASSICAL, buckets=2, features=nnue.FEATURES_KING4, layer2=8),
+        random_net(seed=7, buckets=4, layer2=8, stacks=True)]
 ALL_NETS = list(range(len(NETS)))
 
 
@@ -89,7 +91,8 @@ def evaluate_plain(net: Net, board: chess.Board) -> int:
     base = evaluate(board) if net.base == nnue.BASE_CLASSICAL else 0
     if net.deep is not None:  # in float64: may differ from the engine's float32 by a rounding step
         a = np.concatenate([stm, other]) / net.qa
-        hidden2 = np.clip(a @ net.deep.weight.astype(np.float64) + net.deep.bias, 0, 1)
+        stack = bucket if net.deep.stacks > 1 else 0  # layer stacks: the bucket picks the second layer too
+        hidden2 = np.clip(a @ net.deep.weight[stack].astype(np.float64) + net.deep.bias[stack], 0, 1)
         return math.floor((hidden2 @ net.deep.out_weight[bucket] + net.deep.out_bias[bucket]) * net.cp_scale) + base
     w2 = net.w2[bucket].astype(np.int64)
     total = int(stm @ w2[:h] + other @ w2[h:]) + net.b2[bucket]
@@ -222,15 +225,43 @@ def test_a_second_layer_round_trips_and_is_named(tmp_path: Path) -> None:
         nnue.load(path)
 
 
+def test_layer_stacks_round_trip_as_version_4_and_each_bucket_reads_its_own(tmp_path: Path) -> None:
+    """A net with a second layer per output bucket is written as version 4 (a net
+    without keeps version 3, which older engines read); each bucket's score
+    depends on its own layer only."""
+    net = NETS[6]
+    assert net.deep is not None and net.deep.stacks == net.buckets == 4
+    assert net.architecture == "768->16x2->8->4 (output buckets, layer stacks)"
+    assert struct.unpack_from("<H", net.to_bytes(), 4) == (4,)
+    assert struct.unpack_from("<H", NETS[5].to_bytes(), 4) == (3,)
+    path = tmp_path / "stacks.nnue"
+    net.save(path)
+    loaded = nnue.load(path)
+    assert np.array_equal(loaded.deep.weight, net.deep.weight) and np.array_equal(loaded.deep.bias, net.deep.bias)
+    clipped = np.clip(np.random.default_rng(1).integers(-100, 400, 2 * net.hidden), 0, net.qa)
+    inputs = net.deep_inputs()
+    inputs[:-1] = clipped
+    weight = net.deep.weight.copy()
+    weight[2] *= -1  # bucket 2's layer alone changes
+    changed = dataclasses.replace(net, deep=nnue.DeepHead(weight, net.deep.bias, net.deep.out_weight,
+                                                          net.deep.out_bias))
+    for bucket in range(4):
+        for turn in chess.COLORS:
+            same = changed.deep_score(inputs, turn, bucket) == net.deep_score(inputs, turn, bucket)
+            assert same == (bucket != 2), (bucket, turn)
+            assert loaded.deep_score(inputs, turn, bucket) == deep_score_reference(net, clipped, turn, bucket)
+
+
 def deep_score_reference(net: Net, clipped: np.ndarray, turn: chess.Color, bucket: int) -> int:
     """`Net.deep_score` in Python integers: the float32 weights scaled by DEEP_SCALE and rounded, one sum at a time."""
     scale, qa = nnue.DEEP_SCALE, net.qa
     stm, rest = (clipped[:net.hidden], clipped[net.hidden:]) if turn else (clipped[net.hidden:], clipped[:net.hidden])
     inputs = [int(value) for value in np.concatenate([stm, rest])]
     hidden2 = []
+    stack = bucket if net.deep.stacks > 1 else 0
     for unit in range(net.deep.size):
-        total = round(float(net.deep.bias[unit]) * qa * scale)
-        for value, weight in zip(inputs, net.deep.weight[:, unit]):
+        total = round(float(net.deep.bias[stack, unit]) * qa * scale)
+        for value, weight in zip(inputs, net.deep.weight[stack, :, unit]):
             total += value * round(float(weight) * scale)
         hidden2.append(min(max(total, 0), qa * scale))
     out = round(float(net.deep.out_bias[bucket]) * qa * scale * scale)
@@ -327,6 +358,8 @@ def _with_crc(body: bytes) -> bytes:
 
 def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     good = random_net(8).to_bytes()
+    stacked = random_net(8, buckets=4, layer2=4, stacks=True).to_bytes()  # version 4: stacks at bytes 22-23
+    assert struct.unpack_from("<H", stacked, 4) == (4,) and struct.unpack_from("<H", stacked, 22) == (4,)
     cases = {
         "missing": (b"", "cannot read"),
         "truncated": (good[:-100], "truncated"),
@@ -334,7 +367,8 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "wrong architecture": (good[:8] + struct.pack("<H", 9) + good[10:], "architecture"),
         "unknown base": (_with_crc(good[:16] + struct.pack("<H", 7) + good[18:-4]), "unsupported base 7"),
         "too many buckets": (_with_crc(good[:18] + struct.pack("<H", 33) + good[20:-4]), "buckets 33"),
-        "unknown version": (_with_crc(good[:4] + struct.pack("<H", 4) + good[6:-4]), "unsupported version 4"),
+        "unknown version": (_with_crc(good[:4] + struct.pack("<H", 5) + good[6:-4]), "unsupported version 5"),
+        "stacks not one per bucket": (_with_crc(stacked[:22] + struct.pack("<H", 3) + stacked[24:-4]), "stacks 3"),
         "not a net": (b"# not a net at all, just some text" * 10, "not a Pawnstorm net"),
     }
     files = {}

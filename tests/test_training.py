@@ -154,9 +154,9 @@ def test_the_trainer_command_writes_a_deep_bucketed_king_net(tmp_path: Path, cap
     out = tmp_path / "k4.nnue"
     assert trainer.main(["--data", str(data), "--out", str(out), "--hidden", "8", "--epochs", "1", "--holdout", "0.5",
                          "--buckets", "4", "--features", "king4", "--mirror", "--correction-scale", "0.5",
-                         "--layer2", "4", "--compare", str(nnue.BUNDLED), "--no-progress"]) == 0
+                         "--layer2", "4", "--stacks", "--compare", str(nnue.BUNDLED), "--no-progress"]) == 0
     net = nnue.load(out)
-    assert (net.features, net.buckets, net.hidden, net.deep.size) == (nnue.FEATURES_KING4, 4, 8, 4)
+    assert (net.features, net.buckets, net.hidden, net.deep.size, net.deep.stacks) == (nnue.FEATURES_KING4, 4, 8, 4, 4)
     log = capsys.readouterr().err
     assert "--mirror ignored: king4" in log
     assert "\r" not in log and "batch/s" not in log  # --no-progress keeps the log to lines
@@ -164,14 +164,19 @@ def test_the_trainer_command_writes_a_deep_bucketed_king_net(tmp_path: Path, cap
                                                         r"float32 0\.\d+, integer 0\.\d+", log), log
     bundled = re.escape(f"default.nnue ({nnue.bundled_net().architecture}): ")
     assert re.search(rf"held-out loss as played of .*{bundled}0\.\d+", log), log
-    assert trainer.main(["--data", str(data), "--out", str(out), "--compare", str(tmp_path / "none.nnue")]) == 1
-    assert "none.nnue: cannot read" in capsys.readouterr().err
+    assert trainer.main(["--data", str(data), "--out", str(out), "--stacks",
+                         "--compare", str(tmp_path / "none.nnue")]) == 1
+    log = capsys.readouterr().err
+    assert "none.nnue: cannot read" in log and "--stacks ignored: it needs a second layer" in log
 
 
-def test_a_second_layer_learns_and_the_engine_plays_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stacks", [False, True])
+def test_a_second_layer_learns_and_the_engine_plays_it(tmp_path: Path, stacks: bool) -> None:
+    """With layer stacks too: each bucket's own second layer, as the engine runs it."""
     data = _matrices(random_records(3000, seed=3), tmp_path, "train")
     net, stats = trainer.train(data, hidden=16, epochs=12, batch=256, lr=0.01, seed=1, holdout=0.1, progress=False,
-                               log=lambda line: None, layer2=8, buckets=2)
+                               log=lambda line: None, layer2=8, buckets=2, stacks=stacks)
+    assert net.stacks == (2 if stacks else 1)
     assert stats["valid_12"] < stats["valid_1"] * 0.8  # the loss falls through the extra layer
     test = _matrices(random_records(300, seed=4), tmp_path, "test")
     stm, other = trainer.feature_matrices(test)
@@ -180,6 +185,9 @@ def test_a_second_layer_learns_and_the_engine_plays_it(tmp_path: Path) -> None:
     assert np.corrcoef(predicted, test["score"].astype(float))[0, 1] > 0.9
     quantised = trainer.quantise(net)
     assert quantised.deep is not None and quantised.deep.size == 8 and quantised.buckets == 2
+    assert quantised.deep.stacks == net.stacks
+    if stacks:  # the two layers have learnt apart
+        assert not np.allclose(quantised.deep.weight[0], quantised.deep.weight[1])
     batch = trainer.quantised_cp(quantised, stm, other, bucket)
     assert np.abs(batch - predicted).max() < 15
     boards = [record.board for record in read_chunk(tmp_path / "test.psd.gz")]
@@ -573,8 +581,9 @@ def _reference_loss(params: dict[str, np.ndarray], stm, other, target: np.ndarra
     w1 = params["w1"] + (np.tile(params["wf"], (params["w1"].shape[0] // nnue.INPUTS, 1)) if "wf" in params else 0)
     a = np.concatenate([np.clip(stm.toarray() @ w1 + params["b1"], 0, 1),
                         np.clip(other.toarray() @ w1 + params["b1"], 0, 1)], axis=1)
-    if "l2w" in params:
-        a = np.clip(a @ params["l2w"] + params["l2b"], 0, 1)
+    if "l2w" in params:  # layer stacks: each row through its bucket's layer (one stack: every row through it)
+        stack = bucket if len(params["l2w"]) > 1 else np.zeros_like(bucket)
+        a = np.clip(np.einsum("ij,ijk->ik", a, params["l2w"][stack]) + params["l2b"][stack], 0, 1)
         w, b = params["w3"], params["b3"]
     else:
         w, b = params["w2"], params["b2"]
@@ -583,16 +592,20 @@ def _reference_loss(params: dict[str, np.ndarray], stm, other, target: np.ndarra
     return float(np.mean((prob - target) ** 2))
 
 
-@pytest.mark.parametrize("layer2, buckets, features", [(0, 1, nnue.FEATURES_768), (4, 1, nnue.FEATURES_768),
-                                                       (0, 3, nnue.FEATURES_768), (4, 3, nnue.FEATURES_KING4)])
-def test_every_gradient_is_the_reference_losss_slope(tmp_path: Path, layer2: int, buckets: int, features: int) -> None:
+@pytest.mark.parametrize("layer2, buckets, features, stacks", [(0, 1, nnue.FEATURES_768, False),
+                                                               (4, 1, nnue.FEATURES_768, False),
+                                                               (0, 3, nnue.FEATURES_768, False),
+                                                               (4, 3, nnue.FEATURES_KING4, False),
+                                                               (4, 3, nnue.FEATURES_768, True)])
+def test_every_gradient_is_the_reference_losss_slope(tmp_path: Path, layer2: int, buckets: int, features: int,
+                                                     stacks: bool) -> None:
     """Each parameter's gradient from the trainer's fast backward pass equals a
     central finite difference of the plain float64 reference loss, at the
     entries where it matters most (the largest gradients of each array)."""
     data = _matrices(random_records(300, seed=21), tmp_path, "train")[:120]
     rng = np.random.default_rng(5)
     net = trainer.FloatNet(5, rng, residual=True, buckets=buckets, features=features, layer2=layer2,
-                           factorised=features == nnue.FEATURES_KING4)
+                           factorised=features == nnue.FEATURES_KING4, stacks=stacks)
     for key, value in net.params.items():  # away from the start's zeros, so that every path carries a gradient
         value += rng.standard_normal(value.shape).astype(np.float32) * (0.3 if key in ("w2", "w3") else 0.05)
     stm, other = trainer.feature_matrices(data, features=features)
@@ -605,8 +618,12 @@ def test_every_gradient_is_the_reference_losss_slope(tmp_path: Path, layer2: int
         assert grad.shape == params[key].shape and grad.dtype == np.float32
         flat = np.abs(grad).ravel()
         assert flat.max() > 0, key
-        for index in np.argsort(flat)[-3:]:
-            where = np.unravel_index(index, grad.shape)
+        places = [np.unravel_index(index, grad.shape) for index in np.argsort(flat)[-3:]]
+        if stacks and key in ("l2w", "l2b"):  # and each bucket's own layer's largest
+            assert all(grad[stack].any() for stack in range(buckets)), key
+            places += [(stack, *np.unravel_index(np.argmax(np.abs(grad[stack])), grad.shape[1:]))
+                       for stack in range(buckets)]
+        for where in places:
             step = 1e-5
             params[key][where] += step
             up = _reference_loss(params, stm, other, target, base, bucket)

@@ -23,7 +23,8 @@ back to zero, so that where the data is thin the engine keeps the classical
 score instead of noise.  The epoch with the lowest held-out loss is kept.
 ``--layer2 L`` puts a second hidden layer of L float32 units before the
 output; ``--buckets B`` trains B output heads, one per material bucket
-(`eval.nnue`, version 3), sharing the feature transformer; ``--features
+(`eval.nnue`, version 3), sharing the feature transformer, and with
+``--stacks`` a second layer per bucket as well (version 4); ``--features
 king4`` gives each perspective's inputs four buckets of its own king's
 square, mirrored a-h (`eval.nnue`, feature set 2); ``--factorise`` trains
 those four copies as one shared 768-input block plus each bucket's
@@ -73,7 +74,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
           groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA,
           mirror: bool = False, buckets: int = 1, features: int = FEATURES_768,
           layer2: int = 0, factorised: bool = False, threads: int = 2,
-          second_drop: bool = False) -> tuple[FloatNet, dict[str, float]]:
+          second_drop: bool = False, stacks: bool = False) -> tuple[FloatNet, dict[str, float]]:
     """Train on `records`; with `residual` the net corrects the classical evaluation.
 
     `held` marks the validation positions (default: `holdout` of them by a
@@ -92,7 +93,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     if mirror:  # the training positions' mirrored twins join as rows n.. 2n-1 (never the held-out ones)
         target, base, bucket = np.concatenate([target, target]), np.concatenate([base, base]), np.concatenate([bucket, bucket])
         train_idx = np.concatenate([train_idx, train_idx + len(records)])
-    net = FloatNet(hidden, rng, residual, buckets, features, layer2, factorised)
+    net = FloatNet(hidden, rng, residual, buckets, features, layer2, factorised, stacks)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
 
     def loss_of(rows: np.ndarray, chunk: int = SLICE_ROWS) -> float:
@@ -258,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="with king4: train a shared 768-input block plus each king bucket's difference")
     parser.add_argument("--layer2", type=int, default=0, choices=range(0, 257), metavar="L",
                         help="units of a second hidden layer (float32; default 0, none)")
+    parser.add_argument("--stacks", action="store_true",
+                        help="with --layer2 and --buckets: a second layer per output bucket (layer stacks)")
     parser.add_argument("--threads", type=int, default=2, choices=range(1, 65), metavar="T",
                         help="threads sharing each batch (default 2; BLAS then runs on one thread)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay (AdamW) of every weight matrix, not the biases")
@@ -276,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
         args.mirror = False
     if args.factorise and args.features != "king4":
         print("--factorise ignored: only king4 has buckets to share a block", file=sys.stderr)
+    if args.stacks and not (args.layer2 and args.buckets > 1):
+        print("--stacks ignored: it needs a second layer (--layer2) and output buckets (--buckets)", file=sys.stderr)
+        args.stacks = False
     try:
         compared = [load_net(path) for path in args.compare]
     except NetError as error:
@@ -298,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                        weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share,
                        mirror=args.mirror, buckets=args.buckets, features=FEATURE_SETS[args.features],
                        layer2=args.layer2, factorised=args.factorise, threads=args.threads,
-                       second_drop=args.second_drop, progress=not args.no_progress)
+                       second_drop=args.second_drop, progress=not args.no_progress, stacks=args.stacks)
     quantised = quantise(net, str(args.out), args.correction_scale)
     if held.any():
         report_held_out(net, quantised, compared, records[held], args)

@@ -28,7 +28,9 @@ class FloatNet:
     Every method that runs the head takes `bucket`, each position's output
     bucket (`output_buckets`); None (or one bucket) is bucket 0 throughout.
     Without a second layer the output weights are "w2", "b2"; with one
-    (`layer2` = L units) they are "l2w", "l2b" and then "w3", "b3".
+    (`layer2` = L units) they are "l2w" (S x 2H x L), "l2b" (S x L) and then
+    "w3", "b3", where S is 1, or B with `stacks` (a second layer per output
+    bucket, `eval.nnue_layers`).
 
     With `factorised` king buckets, "wf" (768 x H) is a block every king
     bucket shares, and "w1" holds each bucket's difference from it: the
@@ -43,7 +45,8 @@ class FloatNet:
     """
 
     def __init__(self, hidden: int, rng: np.random.Generator, residual: bool = False, buckets: int = 1,
-                 features: int = FEATURES_768, layer2: int = 0, factorised: bool = False) -> None:
+                 features: int = FEATURES_768, layer2: int = 0, factorised: bool = False,
+                 stacks: bool = False) -> None:
         # A residual net starts near zero (the base alone); a plain one needs
         # larger output weights to move at all.  Every bucket starts alike.
         self.residual = residual
@@ -55,9 +58,11 @@ class FloatNet:
         if self.factorised:  # every bucket starts as the shared block: the differences start at zero
             self.params["wf"] = w1[:INPUTS].copy()
             w1[:] = 0
-        if layer2:
-            self.params["l2w"] = (rng.standard_normal((2 * hidden, layer2)) / np.sqrt(2 * hidden)).astype(np.float32)
-            self.params["l2b"] = np.full(layer2, 0.1, dtype=np.float32)
+        if layer2:  # every stack starts alike
+            l2w = (rng.standard_normal((2 * hidden, layer2)) / np.sqrt(2 * hidden)).astype(np.float32)
+            layers = buckets if stacks else 1
+            self.params["l2w"] = np.tile(l2w, (layers, 1, 1))
+            self.params["l2b"] = np.full((layers, layer2), 0.1, dtype=np.float32)
             w3 = (rng.standard_normal(layer2) * scale).astype(np.float32)
             self.params["w3"], self.params["b3"] = np.tile(w3, (buckets, 1)), np.zeros(buckets, dtype=np.float32)
         else:
@@ -79,7 +84,18 @@ class FloatNet:
 
     @property
     def layer2(self) -> int:
-        return self.params["l2b"].shape[0] if "l2b" in self.params else 0
+        return self.params["l2b"].shape[1] if "l2b" in self.params else 0
+
+    @property
+    def stacks(self) -> int:
+        """Second layers: 1 (shared, or none), or one per output bucket."""
+        return self.params["l2b"].shape[0] if "l2b" in self.params else 1
+
+    def _stack_rows(self, n: int, bucket: np.ndarray | None) -> list[tuple[int, np.ndarray | slice]]:
+        """Each second layer with the batch rows that use it (all rows: layer 0, as a slice)."""
+        if self.stacks == 1 or bucket is None:
+            return [(0, slice(0, n))]
+        return [(stack, rows) for stack in range(self.stacks) if len(rows := np.nonzero(bucket == stack)[0])]
 
     @property
     def buckets(self) -> int:
@@ -142,8 +158,16 @@ class FloatNet:
         n, h = stm.shape[0], self.hidden
         if not self.layer2:
             return self._out([a[:n], a[n:]], bucket), (both, a, None)
-        l2w = self.params["l2w"]
-        z = a[:n] @ l2w[:h] + a[n:] @ l2w[h:] + self.params["l2b"]
+        l2w, l2b = self.params["l2w"], self.params["l2b"]
+        mine, theirs = a[:n], a[n:]
+        stacks = self._stack_rows(n, bucket)
+        if len(stacks) == 1:  # one layer for every row: no scatter
+            stack = stacks[0][0]
+            z = mine @ l2w[stack, :h] + theirs @ l2w[stack, h:] + l2b[stack]
+        else:
+            z = np.empty((n, self.layer2), dtype=np.float32)
+            for stack, rows in stacks:
+                z[rows] = mine[rows] @ l2w[stack, :h] + theirs[rows] @ l2w[stack, h:] + l2b[stack]
         return self._out([np.clip(z, 0, 1)], bucket), (both, a, z)
 
     def loss_and_grads(self, stm, other, target: np.ndarray, base: np.ndarray,
@@ -159,12 +183,21 @@ class FloatNet:
         if self.layer2:
             (g_x,), grads["w3"], grads["b3"] = self._out_grads([np.clip(z, 0, 1)], g_out, bucket)
             g_z = (g_x * ((z > 0) & (z < 1))).astype(np.float32)
-            grads["l2w"] = np.concatenate([a[:n].T @ g_z, a[n:].T @ g_z])
-            grads["l2b"] = g_z.sum(axis=0)
             l2w = self.params["l2w"]
+            grads["l2w"], grads["l2b"] = np.zeros_like(l2w), np.zeros_like(self.params["l2b"])
             g_a = np.empty_like(a)
-            np.matmul(g_z, l2w[:h].T, out=g_a[:n])
-            np.matmul(g_z, l2w[h:].T, out=g_a[n:])
+            mine, theirs, g_mine, g_theirs = a[:n], a[n:], g_a[:n], g_a[n:]
+            for stack, rows in self._stack_rows(n, bucket):
+                g = g_z[rows]
+                grads["l2w"][stack, :h] = mine[rows].T @ g
+                grads["l2w"][stack, h:] = theirs[rows].T @ g
+                grads["l2b"][stack] = g.sum(axis=0)
+                if isinstance(rows, slice):  # every row: straight into place
+                    np.matmul(g, l2w[stack, :h].T, out=g_mine)
+                    np.matmul(g, l2w[stack, h:].T, out=g_theirs)
+                else:
+                    g_mine[rows] = g @ l2w[stack, :h].T
+                    g_theirs[rows] = g @ l2w[stack, h:].T
         else:
             g_parts, grads["w2"], grads["b2"] = self._out_grads([a[:n], a[n:]], g_out, bucket)
             g_a = np.concatenate(g_parts).astype(np.float32, copy=False)
@@ -265,7 +298,10 @@ def _quantised_cp(net: Net, stm, other, bucket: np.ndarray | None) -> np.ndarray
     if net.deep is not None:  # the engine's exact arithmetic (`DeepTables`): a batch scores as each position alone
         tables = net.deep_tables
         inputs = np.concatenate([a_stm, a_other, np.ones((len(a_stm), 1), np.int64)], axis=1).astype(np.float64)
-        z = np.clip(inputs @ tables.inputs[chess.WHITE], 0.0, tables.top)  # White's table: side to move first
+        z = np.empty((len(inputs), net.deep.size))
+        for stack in range(net.deep.stacks):  # White's table: side to move first
+            rows = bucket == stack if net.deep.stacks > 1 else slice(None)
+            z[rows] = np.clip(inputs[rows] @ tables.inputs[stack][chess.WHITE], 0.0, tables.top)
         out = np.einsum("ij,ij->i", z, np.array(tables.out)[bucket]) + np.array(tables.out_bias, np.float64)[bucket]
         return (out.astype(np.int64).astype(object) * net.cp_scale // tables.divisor).astype(np.int64)
     w2 = net.w2.astype(np.int64)[bucket]
