@@ -467,6 +467,21 @@ def opening_chunk(folder: Path, name: str, scores: list[int]) -> int:
     return write_chunk(folder / f"{name}.psd.xz", records)
 
 
+def test_provenance_is_one_line_a_chunk_and_reads_back_alike(tmp_path: Path) -> None:
+    chunks = {f"play-{index:04d}": {"games": 10, "positions": 800 + index, "written": 500 + index}
+              for index in (3, 1, 2)}
+    datagen.save_provenance(tmp_path, {"seed": 1, "chunks": dict(chunks), "play": "the teacher's own games"})
+    text = (tmp_path / "provenance.json").read_text()
+    assert json.loads(text) == {"seed": 1, "chunks": dict(sorted(chunks.items())), "play": "the teacher's own games",
+                                "total_written": 1506}
+    lines = text.splitlines()
+    assert [line.split(":")[0].strip() for line in lines if "play-" in line] == ['"play-0001"', '"play-0002"',
+                                                                                 '"play-0003"']
+    assert '  "play-0001": {"games":10,"positions":801,"written":501},' in lines
+    datagen.save_provenance(tmp_path, {"chunks": {}})
+    assert datagen.load_provenance(tmp_path) == {"chunks": {}, "total_written": 0}
+
+
 def test_merge_takes_recorded_readable_new_chunks_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from training import merge
 

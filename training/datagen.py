@@ -371,10 +371,20 @@ def load_provenance(directory: Path) -> dict:
 
 
 def save_provenance(directory: Path, provenance: dict) -> None:
-    """Write `provenance.json`: total_written recounted, chunks sorted by name."""
+    """Write `provenance.json`: total_written recounted, chunks sorted by name, one chunk a line.
+
+    One line a chunk, not json's indented eight: the file counts against
+    data/'s size cap, and at 48,461 chunks it was 7.1 MB indented, 5.4 MB so
+    (about 280,000 positions' room); a line a chunk still diffs chunk by chunk.
+    """
     provenance["total_written"] = sum(chunk["written"] for chunk in provenance["chunks"].values())
     provenance["chunks"] = dict(sorted(provenance["chunks"].items()))
-    (directory / "provenance.json").write_text(json.dumps(provenance, indent=1) + "\n")
+    chunks = ",\n".join(f"  {json.dumps(name)}: {json.dumps(entry, separators=(',', ':'))}"
+                         for name, entry in provenance["chunks"].items())
+    rest = {key: value for key, value in provenance.items() if key != "chunks"}
+    body = json.dumps(rest, indent=1)[1:-1].strip("\n")  # the other fields, as before
+    text = "{\n \"chunks\": {\n" + chunks + ("\n" if chunks else "") + " },\n" + body + "\n}\n"
+    (directory / "provenance.json").write_text(text)
 
 
 def count_pgn_games(path: str) -> int:
