@@ -168,6 +168,15 @@ def test_the_trainer_command_writes_a_deep_bucketed_king_net(tmp_path: Path, cap
                          "--compare", str(tmp_path / "none.nnue")]) == 1
     log = capsys.readouterr().err
     assert "none.nnue: cannot read" in log and "--stacks ignored: it needs a second layer" in log
+    assert trainer.main(["--data", str(data), "--out", str(tmp_path / "tuned.nnue"), "--init", str(out)]) == 1
+    assert "does not fit the net to train" in capsys.readouterr().err and not (tmp_path / "tuned.nnue").exists()
+    assert trainer.main(["--data", str(data), "--out", str(tmp_path / "tuned.nnue"), "--init", str(out), "--hidden",
+                         "8", "--epochs", "1", "--holdout", "0.5", "--buckets", "4", "--features", "king4",
+                         "--layer2", "4", "--stacks", "--no-progress", "--compare", str(out)]) == 0
+    log = capsys.readouterr().err
+    first = float(re.search(r"epoch 0: valid loss (\d\.\d+)", log).group(1))
+    played = float(re.search(r"held-out loss as played of \S*k4.nnue \(.*\): (\d\.\d+)", log).group(1))
+    assert first == pytest.approx(played, rel=0.01)  # the fine-tuning starts where the file plays
 
 
 @pytest.mark.parametrize("stacks", [False, True])
@@ -193,6 +202,30 @@ def test_a_second_layer_learns_and_the_engine_plays_it(tmp_path: Path, stacks: b
     boards = [record.board for record in read_chunk(tmp_path / "test.psd.gz")]
     engine = [Position(board, quantised).evaluate() for board in boards[:50]]
     assert engine == list(batch[:50])  # exact arithmetic: one at a time scores as the batch
+
+
+@pytest.mark.parametrize("layer2, stacks", [(0, False), (4, False), (4, True)])
+def test_fine_tuning_starts_where_the_net_file_plays(tmp_path: Path, layer2: int, stacks: bool) -> None:
+    """`--init`: the float net rebuilt from a net file scores as the engine plays that
+    file (to a centipawn or two of rounding); a shared second layer starts every stack;
+    a net of another shape is refused by name."""
+    data = _matrices(random_records(400, seed=31), tmp_path, "train")
+    trained, _ = trainer.train(data, hidden=8, epochs=2, batch=64, lr=0.01, seed=1, holdout=0.2, progress=False,
+                               log=lambda line: None, layer2=layer2, buckets=3)
+    played = trainer.quantise(trained, "played.nnue")
+    stm, other = trainer.feature_matrices(data)
+    bucket = trainer.output_buckets(data, 3)
+    start = trainer.FloatNet(8, np.random.default_rng(9), buckets=3, layer2=layer2, stacks=stacks)
+    start.start_from(played)
+    expected = trainer.quantised_cp(played, stm, other, bucket)
+    assert np.abs(start.cp(stm, other, bucket) - expected).max() <= 2
+    assert np.abs(trainer.FloatNet(8, np.random.default_rng(9), buckets=3, layer2=layer2).cp(
+        stm, other, bucket) - expected).max() > 20  # a fresh net does not
+    if stacks:
+        assert start.params["l2w"].shape[0] == 3 and all(np.array_equal(start.params["l2w"][0], layer)
+                                                         for layer in start.params["l2w"])
+    with pytest.raises(ValueError, match="played.nnue .* does not fit the net to train .*hidden 6"):
+        trainer.FloatNet(6, np.random.default_rng(9), buckets=3, layer2=layer2).start_from(played)
 
 
 def test_mirrored_twins_are_the_mirrored_positions(tmp_path: Path) -> None:

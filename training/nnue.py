@@ -28,7 +28,9 @@ output; ``--buckets B`` trains B output heads, one per material bucket
 king4`` gives each perspective's inputs four buckets of its own king's
 square, mirrored a-h (`eval.nnue`, feature set 2); ``--factorise`` trains
 those four copies as one shared 768-input block plus each bucket's
-difference from it (below).
+difference from it (below).  ``--init NET`` starts from a net file's
+weights instead of random ones (fine-tuning: a related net in a few epochs
+instead of the whole run; `FloatNet.start_from`).
 
 Duplicates across chunk files are dropped on loading (key: pieces and side
 to move).  A fixed share of the chunk files (by a hash of the file name, so
@@ -74,7 +76,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
           groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA,
           mirror: bool = False, buckets: int = 1, features: int = FEATURES_768,
           layer2: int = 0, factorised: bool = False, threads: int = 2,
-          second_drop: bool = False, stacks: bool = False) -> tuple[FloatNet, dict[str, float]]:
+          second_drop: bool = False, stacks: bool = False, init: Net | None = None) -> tuple[FloatNet, dict[str, float]]:
     """Train on `records`; with `residual` the net corrects the classical evaluation.
 
     `held` marks the validation positions (default: `holdout` of them by a
@@ -94,6 +96,8 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
         target, base, bucket = np.concatenate([target, target]), np.concatenate([base, base]), np.concatenate([bucket, bucket])
         train_idx = np.concatenate([train_idx, train_idx + len(records)])
     net = FloatNet(hidden, rng, residual, buckets, features, layer2, factorised, stacks)
+    if init is not None:  # fine-tuning: epoch 0's loss is then `init`'s own (up to its quantisation)
+        net.start_from(init)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
 
     def loss_of(rows: np.ndarray, chunk: int = SLICE_ROWS) -> float:
@@ -261,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="units of a second hidden layer (float32; default 0, none)")
     parser.add_argument("--stacks", action="store_true",
                         help="with --layer2 and --buckets: a second layer per output bucket (layer stacks)")
+    parser.add_argument("--init", type=Path, metavar="NET",
+                        help="start from this net file's weights instead of random ones (fine-tuning; the "
+                             "architecture must match, and with --stacks its shared second layer starts each stack)")
     parser.add_argument("--threads", type=int, default=2, choices=range(1, 65), metavar="T",
                         help="threads sharing each batch (default 2; BLAS then runs on one thread)")
     parser.add_argument("--weight-decay", type=float, default=0.0, help="decoupled weight decay (AdamW) of every weight matrix, not the biases")
@@ -284,7 +291,11 @@ def main(argv: list[str] | None = None) -> int:
         args.stacks = False
     try:
         compared = [load_net(path) for path in args.compare]
-    except NetError as error:
+        init = load_net(args.init) if args.init else None
+        if init is not None:  # refused before the data is read, not an hour later
+            FloatNet(args.hidden, np.random.default_rng(0), args.base == "classical", args.buckets,
+                     FEATURE_SETS[args.features], args.layer2, args.factorise, args.stacks).start_from(init)
+    except (NetError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
 
@@ -304,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
                        weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share,
                        mirror=args.mirror, buckets=args.buckets, features=FEATURE_SETS[args.features],
                        layer2=args.layer2, factorised=args.factorise, threads=args.threads,
-                       second_drop=args.second_drop, progress=not args.no_progress, stacks=args.stacks)
+                       second_drop=args.second_drop, progress=not args.no_progress, stacks=args.stacks, init=init)
     quantised = quantise(net, str(args.out), args.correction_scale)
     if held.any():
         report_held_out(net, quantised, compared, records[held], args)

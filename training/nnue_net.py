@@ -71,6 +71,41 @@ class FloatNet:
         self.moments = {key: (np.zeros_like(value), np.zeros_like(value)) for key, value in self.params.items()}
         self.steps = 0
 
+    def start_from(self, net: Net) -> None:
+        """Take `net`'s weights (a file's integers, scaled back) as the starting point: fine-tuning.
+
+        Why: a trained net is most of the way to a related one.  With
+        `stacks` each bucket's layer starts as `net`'s shared one, and the
+        epochs teach the buckets apart; training from random weights would
+        redo the whole hour to get back to where `net` is.  The architecture
+        must match (raises ValueError naming what differs).  A residual
+        net's output scale is not stored in its file, so its correction
+        starts as it was played.
+        """
+        layers = self.params["l2b"].shape[0] if self.layer2 else 1
+        mine = (self.features, self.hidden, self.buckets, self.layer2, BASE_CLASSICAL if self.residual else BASE_NONE)
+        theirs = (net.features, net.hidden, net.buckets, 0 if net.deep is None else net.deep.size, net.base)
+        if (mine != theirs or (net.deep is not None and net.deep.stacks not in (1, layers))
+                or (net.qa, net.qb, net.cp_scale) != (QA, QB, CP_SCALE)):
+            raise ValueError(f"{net.name} ({net.architecture}, base {net.base}) does not fit the net to train "
+                             f"(features {mine[0]}, hidden {mine[1]}, buckets {mine[2]}, layer2 {mine[3]}, "
+                             f"base {mine[4]}, stacks {layers}, qa {QA}, qb {QB}, cp_scale {CP_SCALE})")
+        p = self.params
+        p["w1"] = (net.w1 / QA).astype(np.float32)
+        p["b1"] = (net.b1 / QA).astype(np.float32)
+        if self.factorised:  # the sum is the net's; the shared block starts empty
+            p["wf"] = np.zeros_like(p["wf"])
+        if net.deep is None:
+            p["w2"] = (net.w2 / QB).astype(np.float32)
+            p["b2"] = (np.array(net.b2, dtype=np.float64) / (QA * QB)).astype(np.float32)
+        else:
+            deep = net.deep
+            p["l2w"] = np.repeat(deep.weight, layers // deep.stacks, axis=0)  # copies, writable
+            p["l2b"] = np.repeat(deep.bias, layers // deep.stacks, axis=0)
+            p["w3"], p["b3"] = deep.out_weight.copy(), deep.out_bias.copy()
+        self.moments = {key: (np.zeros_like(value), np.zeros_like(value)) for key, value in p.items()}
+        self.steps = 0
+
     @property
     def hidden(self) -> int:
         return self.params["b1"].shape[0]
