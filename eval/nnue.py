@@ -31,7 +31,8 @@ Architecture ("768 -> H x 2 -> 1"):
   accumulators stay shared.  B = 1 is the single head of versions 1 and 2.
 * Second hidden layer (version 3, ``layer2 = L > 0``): instead of w2, the
   clipped accumulators divided by QA, side to move first, go through an
-  L-unit layer (``weight`` 2H x L, ``bias``), clipped to [0, 1], and one of
+  L-unit layer (``weight`` 2H x L, ``bias``; one per bucket with layer
+  stacks, below), clipped to [0, 1], and one of
   B outputs (``out_weight``, ``out_bias``); the output times ``cp_scale``,
   rounded down, is the score.  The file keeps these as float32; the engine
   runs them as integers held in float64 (`DeepTables`: weights times
@@ -72,8 +73,9 @@ Net file format (``.nnue``, little-endian), nothing executed on load:
                           evaluation is added; version 1: reserved, 0 (no base)
     buckets      u16      version 3 on: B output buckets (1 to 32)
     layer2       u16      version 3 on: L units of a second layer, 0 none
-    stacks       u16      version 4 only: S second layers, B (one per
-                          output bucket; needs L > 0); 1 before version 4
+    stacks       u16      version 4 only: S second layers, 1 (shared) or B
+                          (one per output bucket; needs L > 0); 1 before
+                          version 4
     W1           i16[768 * king buckets][H]
     b1           i16[H]
     then, without a second layer:
@@ -102,7 +104,7 @@ from eval.evaluate import evaluate as classical_evaluate
 from eval.nnue_layers import DEEP_SCALE, EXACT_LIMIT, MAX_LAYER2, DeepHead, DeepTables  # noqa: F401 (re-exported)
 
 MAGIC = b"PSNN"
-#: The newest version this engine writes and reads; it writes the oldest that holds the net.
+#: The newest version this engine reads; it writes 3, or 4 only where layer stacks need it.
 VERSION = 4
 FEATURES_768 = 1
 FEATURES_KING4 = 2
@@ -184,8 +186,8 @@ class Net:
                                  or deep.stacks not in (1, self.buckets) or deep.bias.shape != (deep.stacks, deep.size)
                                  or deep.out_weight.shape != (self.buckets, deep.size)
                                  or deep.out_bias.shape != (self.buckets,)):
-            raise ValueError(f"second layer {deep.weight.shape} -> {deep.out_weight.shape} does not fit hidden "
-                             f"{self.hidden} and {self.buckets} buckets")
+            raise ValueError(f"second layer {deep.weight.shape} (bias {deep.bias.shape}) -> {deep.out_weight.shape} "
+                             f"does not fit hidden {self.hidden} and {self.buckets} buckets (stacks: 1 or the buckets)")
 
     @property
     def king_buckets(self) -> int:

@@ -3,7 +3,7 @@
 `DeepHead` is what a net file holds: an L-unit layer on the clipped
 accumulators, then one output per material bucket.  With layer stacks
 (``stacks = B``, net file version 4) each output bucket has a second layer of
-its own, as Stockfish's nets have since SFNNv5: the bucket already picks the
+its own, as Stockfish's nets have ("layer stacks"): the bucket already picks the
 output row, and picking the layer as well lets the middlegame and the
 endgame read the same accumulators differently, at no cost per node (one
 index).  ``stacks = 1`` is the one layer every bucket shares (version 3).

@@ -288,9 +288,15 @@ def test_the_second_layers_float64_arithmetic_is_exact_integer_arithmetic() -> N
 def test_a_second_layer_too_large_for_exact_sums_is_refused(tmp_path: Path) -> None:
     net = random_net(8, seed=4, layer2=4)
     huge = nnue.DeepHead(net.deep.weight * 1e9, net.deep.bias, net.deep.out_weight, net.deep.out_bias)
-    for name, deep, sane in (("sane.nnue", net.deep, True), ("huge.nnue", huge, False)):
+    stacked = random_net(8, seed=4, buckets=3, layer2=4, stacks=True)
+    weight = stacked.deep.weight.copy()
+    weight[2] *= 1e9  # the last stack alone
+    huge_stack = nnue.DeepHead(weight, stacked.deep.bias, stacked.deep.out_weight, stacked.deep.out_bias)
+    for name, shape, deep, sane in (("sane.nnue", net, net.deep, True), ("huge.nnue", net, huge, False),
+                                    ("stacked.nnue", stacked, stacked.deep, True),
+                                    ("huge-stack.nnue", stacked, huge_stack, False)):
         path = tmp_path / name
-        path.write_bytes(dataclasses.replace(net, deep=deep).to_bytes())
+        path.write_bytes(dataclasses.replace(shape, deep=deep).to_bytes())
         if sane:
             assert nnue.load(path).deep is not None
         else:
@@ -369,6 +375,10 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "too many buckets": (_with_crc(good[:18] + struct.pack("<H", 33) + good[20:-4]), "buckets 33"),
         "unknown version": (_with_crc(good[:4] + struct.pack("<H", 5) + good[6:-4]), "unsupported version 5"),
         "stacks not one per bucket": (_with_crc(stacked[:22] + struct.pack("<H", 3) + stacked[24:-4]), "stacks 3"),
+        "no stacks": (_with_crc(stacked[:22] + struct.pack("<H", 0) + stacked[24:-4]), "stacks 0"),
+        "stacks without a second layer": (_with_crc(stacked[:20] + struct.pack("<H", 0) + stacked[22:-4]),
+                                          "layer2 0, stacks 4"),
+        "cut in the stacks field": (stacked[:23], "truncated"),
         "not a net": (b"# not a net at all, just some text" * 10, "not a Pawnstorm net"),
     }
     files = {}

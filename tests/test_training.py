@@ -195,7 +195,9 @@ def test_a_second_layer_learns_and_the_engine_plays_it(tmp_path: Path, stacks: b
     quantised = trainer.quantise(net)
     assert quantised.deep is not None and quantised.deep.size == 8 and quantised.buckets == 2
     assert quantised.deep.stacks == net.stacks
-    if stacks:  # the two layers have learnt apart
+    if stacks:  # both layers learnt, from the same start (train's first draws), and apart
+        start = trainer.FloatNet(16, np.random.default_rng(1), buckets=2, layer2=8, stacks=True).params["l2w"]
+        assert all(not np.allclose(quantised.deep.weight[stack], start[stack]) for stack in range(2))
         assert not np.allclose(quantised.deep.weight[0], quantised.deep.weight[1])
     batch = trainer.quantised_cp(quantised, stm, other, bucket)
     assert np.abs(batch - predicted).max() < 15
