@@ -82,7 +82,7 @@ class FloatNet:
         net's output scale is not stored in its file, so its correction
         starts as it was played.
         """
-        layers = self.params["l2b"].shape[0] if self.layer2 else 1
+        layers = self.stacks
         mine = (self.features, self.hidden, self.buckets, self.layer2, BASE_CLASSICAL if self.residual else BASE_NONE)
         theirs = (net.features, net.hidden, net.buckets, 0 if net.deep is None else net.deep.size, net.base)
         if (mine != theirs or (net.deep is not None and net.deep.stacks not in (1, layers))
@@ -192,7 +192,7 @@ class FloatNet:
         both, a = self._accumulators(stm, other)
         n, h = stm.shape[0], self.hidden
         if not self.layer2:
-            return self._out([a[:n], a[n:]], bucket), (both, a, None)
+            return self._out([a[:n], a[n:]], bucket), (both, a, None, None)
         l2w, l2b = self.params["l2w"], self.params["l2b"]
         mine, theirs = a[:n], a[n:]
         stacks = self._stack_rows(n, bucket)
@@ -203,12 +203,12 @@ class FloatNet:
             z = np.empty((n, self.layer2), dtype=np.float32)
             for stack, rows in stacks:
                 z[rows] = mine[rows] @ l2w[stack, :h] + theirs[rows] @ l2w[stack, h:] + l2b[stack]
-        return self._out([np.clip(z, 0, 1)], bucket), (both, a, z)
+        return self._out([np.clip(z, 0, 1)], bucket), (both, a, z, stacks)
 
     def loss_and_grads(self, stm, other, target: np.ndarray, base: np.ndarray,
                        bucket: np.ndarray | None = None) -> tuple[float, dict[str, np.ndarray]]:
         """Loss and gradients on a batch; `base` is the cp the output is added to (zeros: no base)."""
-        out, (both, a, z) = self.forward(stm, other, bucket)
+        out, (both, a, z, stacks) = self.forward(stm, other, bucket)
         prob = 1 / (1 + np.exp(-(out * CP_SCALE + base) / K))
         diff = prob - target
         loss = float(np.mean(diff * diff))
@@ -222,7 +222,7 @@ class FloatNet:
             grads["l2w"], grads["l2b"] = np.zeros_like(l2w), np.zeros_like(self.params["l2b"])
             g_a = np.empty_like(a)
             mine, theirs, g_mine, g_theirs = a[:n], a[n:], g_a[:n], g_a[n:]
-            for stack, rows in self._stack_rows(n, bucket):
+            for stack, rows in stacks:  # forward's routing of the rows
                 g = g_z[rows]
                 grads["l2w"][stack, :h] = mine[rows].T @ g
                 grads["l2w"][stack, h:] = theirs[rows].T @ g
