@@ -47,8 +47,12 @@ CALIBRATION = ((1350, 1280), (1700, 1464))
 #: one point measures an offset, not a slope).  Session 25 (the mirror-fixed
 #: net, quiet-move pruning), two 100-game points against Stockfish's 1500
 #: (docs/strength-limit.md, step 9): setting 1550 played +77.7 (offset 193),
-#: setting 1401 played -81.4 (offset 112); the offset is their mean.
-NNUE_OFFSET = 152
+#: setting 1401 played -81.4 (offset 112); the offset is their mean, 152.
+#: Session 63 (the layer-stacks net): setting 1479 (the request 1500 on the
+#: 152 line) played +127.0 [+60.5, +203.9] against Stockfish's 1500, an
+#: interval that excludes the request, so the line moved up by the measured
+#: 127 (docs/strength-limit.md, step 14).
+NNUE_OFFSET = 279
 NNUE_CALIBRATION = tuple((setting, elo + NNUE_OFFSET) for setting, elo in CALIBRATION)
 #: Settings are kept within SETTING_MARGIN of the nominal scale: the top,
 #: 2200, is about full strength (49,667 nodes; docs/strength-limit.md,
@@ -80,7 +84,7 @@ def setting_for(elo: int, calibration: tuple[tuple[int, int], tuple[int, int]] =
 class StrengthLimit:
     """Search settings for a requested Elo, searching with the net (`learned`) or the classical evaluation.
 
-    With the net the weakest setting plays at about 1150 on its line
+    With the net the weakest setting plays at about 1270 on its line
     (extrapolated): a lower request gets that setting.
     """
 
