@@ -51,8 +51,10 @@ CALIBRATION = ((1350, 1280), (1700, 1464))
 #: Session 63 (the layer-stacks net): setting 1479 (the request 1500 on the
 #: 152 line) played +127.0 [+60.5, +203.9] against Stockfish's 1500, an
 #: interval that excludes the request, so the line moved up by the measured
-#: 127 (docs/strength-limit.md, step 14).
-NNUE_OFFSET = 279
+#: 127; at offset 279 (setting 1238) it played -119.1 [-188.4, -58.0].  The
+#: two points (offsets 279 and 160) bracket the request, and the offset is
+#: their mean, as in session 25 (docs/strength-limit.md, step 14).
+NNUE_OFFSET = 220
 NNUE_CALIBRATION = tuple((setting, elo + NNUE_OFFSET) for setting, elo in CALIBRATION)
 #: Settings are kept within SETTING_MARGIN of the nominal scale: the top,
 #: 2200, is about full strength (49,667 nodes; docs/strength-limit.md,
@@ -84,7 +86,7 @@ def setting_for(elo: int, calibration: tuple[tuple[int, int], tuple[int, int]] =
 class StrengthLimit:
     """Search settings for a requested Elo, searching with the net (`learned`) or the classical evaluation.
 
-    With the net the weakest setting plays at about 1270 on its line
+    With the net the weakest setting plays at about 1210 on its line
     (extrapolated): a lower request gets that setting.
     """
 
