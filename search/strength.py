@@ -53,7 +53,8 @@ CALIBRATION = ((1350, 1280), (1700, 1464))
 #: interval that excludes the request, so the line moved up by the measured
 #: 127; at offset 279 (setting 1238) it played -119.1 [-188.4, -58.0].  The
 #: two points (offsets 279 and 160) bracket the request, and the offset is
-#: their mean, as in session 25 (docs/strength-limit.md, step 14).
+#: their mean, as in session 25; checked at 1500 (setting 1350): +20.9
+#: [-50.8, +94.3] (docs/strength-limit.md, step 14).
 NNUE_OFFSET = 220
 NNUE_CALIBRATION = tuple((setting, elo + NNUE_OFFSET) for setting, elo in CALIBRATION)
 #: Settings are kept within SETTING_MARGIN of the nominal scale: the top,
