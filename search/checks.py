@@ -1,7 +1,7 @@
 """Which moves give check, asked without playing them.
 
-Quiet-move pruning keeps the quiet moves that give check, and quiescence
-may try them (`Features.qs_checks`); python-chess answers `gives_check` by
+Quiet-move pruning keeps the quiet moves that give check; python-chess
+answers `gives_check` by
 pushing and popping the move.  Here the board after the move is only
 imagined, as bitboards, and what every quiet move of a node shares (the
 squares from which each kind of piece checks the enemy king, our pieces
@@ -19,7 +19,7 @@ from chess import BB_FILE_ATTACKS as _FILE_ATTACKS, BB_FILE_MASKS as _FILE_MASKS
 from chess import BB_KNIGHT_ATTACKS as _KNIGHT_ATTACKS, BB_PAWN_ATTACKS as _PAWN_ATTACKS
 from chess import BB_RANK_ATTACKS as _RANK_ATTACKS, BB_RANK_MASKS as _RANK_MASKS, BB_RAYS as _RAYS
 
-from search.movegen import legal_moves, promoting_pawns, slider_blockers
+from search.movegen import slider_blockers
 
 
 def gives_check(board: chess.Board, move: chess.Move) -> bool:
@@ -111,49 +111,3 @@ def quiet_check_test(board: chess.Board) -> tuple[Callable[[chess.Move], bool], 
         return quiet_gives_check, chess.BB_ALL
     return quiet_gives_check, pawn | knight | diagonal | straight | board.castling_rights & board.occupied_co[us]
 
-
-def quiet_checks(board: chess.Board, in_check: bool) -> list[chess.Move]:
-    """Legal quiet moves (no capture, promotion, castling or en passant) that give direct check.
-
-    Quiescence's first ply tries them (`Features.qs_checks`).  Rather than
-    generate every quiet move and ask each whether it checks, only the
-    squares from which some piece of ours would attack the enemy king
-    are asked of the generator, and each move is kept if its own piece
-    attacks the king from there.  The rays are read with the mover still
-    on its square: a slider on the king's ray would already give check,
-    so a mover on it is another piece, whose check is discovered (left
-    out, as are the other discovered checks).
-    """
-    us = board.turn
-    king = (board.kings & board.occupied_co[not us]).bit_length() - 1
-    if king < 0:
-        return []
-    pawn, knight, diagonal, straight = check_squares(board, king)
-    targets = (knight | pawn | diagonal | straight) & ~board.occupied
-    if not targets:
-        return []
-    movers = board.occupied_co[us] & ~board.kings & ~promoting_pawns(board)
-    checks = []
-    piece_type_at = board.piece_type_at
-    if in_check:  # the inlined generator is for a side not in check
-        candidates = list(board.generate_legal_moves(movers, targets))
-    else:
-        candidates = legal_moves(board, movers, targets)
-    for move in candidates:
-        to = 1 << move.to_square
-        piece = piece_type_at(move.from_square)
-        if piece == chess.KNIGHT:
-            attacks = knight
-        elif piece == chess.PAWN:
-            if (move.from_square - move.to_square) & 7:
-                continue  # en passant: a capture
-            attacks = pawn
-        elif piece == chess.BISHOP:
-            attacks = diagonal
-        elif piece == chess.ROOK:
-            attacks = straight
-        else:
-            attacks = diagonal | straight
-        if attacks & to:
-            checks.append(move)
-    return checks

@@ -34,10 +34,6 @@ class Features:
     #: Late move reductions: quiet moves late in the ordering are searched
     #: shallower first, and again at full depth only if they beat alpha.
     late_move_reductions: bool = True
-    #: Late move reductions from a logarithmic table of depth and move
-    #: number (one ply less at PV nodes) instead of one or two plies.
-    #: Selective.  Off until its SPRT passes.
-    log_reductions: bool = False
     #: Skip captures in quiescence that lose material by static exchange
     #: evaluation (a queen taking a defended pawn).
     see_pruning: bool = True
@@ -48,64 +44,12 @@ class Features:
     #: passed at 10+0.1 (session 24, docs/strength.md);
     #: `PAWNSTORM_FEATURES=-quiet_pruning` turns it off.
     quiet_pruning: bool = True
-    #: Singular extensions: a hash move much better than every other move
-    #: is searched a ply deeper; several moves above beta cut the node
-    #: (multi-cut).  Selective.  Off until its SPRT passes.
-    singular_extensions: bool = False
-    #: Internal iterative reduction: deep nodes without a hash move are
-    #: searched a ply shallower.  Selective.  Off until its SPRT passes.
-    iir: bool = False
-    #: Null-move searches shallower the deeper the node and the further its
-    #: static evaluation stands above beta (depth // 3 plies instead of
-    #: depth // 6, up to NULL_MOVE_EVAL_PLIES more), as the strongest engines
-    #: reduce them.  Selective.  Off until its SPRT passes.
-    adaptive_null_move: bool = False
-    #: Reverse futility pruning up to RFP_DEEP_MAX_DEPTH plies from the
-    #: horizon instead of RFP_MAX_DEPTH (same margin a ply).  Selective.  Off
-    #: until its SPRT passes.
-    deep_rfp: bool = False
-    #: The pruning decisions (reverse futility, null move, futility) read
-    #: the table's score in place of the static evaluation when its bound
-    #: says the true value lies beyond it on that side: a searched score is
-    #: a better guess than a static one.  Selective.  Off until its SPRT
-    #: passes.
-    tt_static_eval: bool = False
-    #: Quiescence's first ply also tries quiet moves that give check (not
-    #: losing the checker by static exchange); the side in check then
-    #: answers with every evasion, so mates and forks one ply past the
-    #: horizon are seen.  Selective.  Off until its SPRT passes.
-    qs_checks: bool = False
-    #: Quiescence probes the transposition table (any stored result serves
-    #: a null window: its depth is at least quiescence's 0) and stores what
-    #: it finds at depth 0 where the table holds nothing for the position,
-    #: so capture sequences reached by another order are not searched again.
-    #: Off until its SPRT passes.
-    qs_tt: bool = False
-    #: Quiet moves ordered by their history plus a continuation history:
-    #: how often the same piece to the same square refuted after the
-    #: opponent's last move (its piece and square).  Off until its SPRT passes.
-    continuation_history: bool = False
-    #: Static-exchange pruning in the main search (Stockfish's): at shallow
-    #: non-PV nodes, once a move has a score that is not a loss, captures
-    #: that lose more than SEE_CAPTURE_MARGIN a ply and quiet moves that
-    #: give no check and lose more than SEE_QUIET_MARGIN a ply squared (a
-    #: piece put where it is taken for less) are skipped.  Selective.  Off
-    #: until its SPRT passes.
-    main_see_pruning: bool = False
-    #: Late move reductions one ply deeper for a quiet move whose history
-    #: is below zero (it failed more often than it refuted here): the
-    #: ordering's record decides how far the flat rule's late moves go.
-    #: Selective.  Off until its SPRT passes.
-    history_reductions: bool = False
 
     @classmethod
     def exact(cls) -> "Features":
         """Only the speed-ups that never change the minimax value."""
         return cls(quiescence=False, delta_pruning=False, check_extension=False, null_move=False,
-                   late_move_reductions=False, see_pruning=False, quiet_pruning=False,
-                   singular_extensions=False, iir=False, log_reductions=False,
-                   adaptive_null_move=False, deep_rfp=False, tt_static_eval=False, qs_checks=False,
-                   qs_tt=False, main_see_pruning=False, history_reductions=False)
+                   late_move_reductions=False, see_pruning=False, quiet_pruning=False)
 
     @classmethod
     def plain(cls) -> "Features":

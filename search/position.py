@@ -29,7 +29,7 @@ from eval.evaluate import finish, packed_score
 from eval.nnue import BASE_CLASSICAL, Net, clip_into
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
 from search.boardpush import push_plain
-from search.checks import gives_check, quiet_check_test, quiet_checks
+from search.checks import gives_check, quiet_check_test
 from search.movegen import legal_captures, promoting_pawns
 from search.movegen import legal_moves as movegen_legal_moves
 from search.types import MATE
@@ -199,10 +199,6 @@ class Position:
                 if underpromotions or move.promotion == chess.QUEEN:
                     moves.append(move)
         return moves
-
-    def quiet_checks(self) -> list[chess.Move]:
-        """Legal quiet moves that give direct check (`search.checks.quiet_checks`)."""
-        return quiet_checks(self.board, self.in_check())
 
     def no_moves_score(self, ply: int) -> int:
         """Checkmate (lost, sooner is worse) or stalemate."""

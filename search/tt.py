@@ -124,7 +124,6 @@ class TranspositionTable:
 
     def _pack(self, depth: int, bound: int, score: int, move_code: int, ply: int) -> int:
         # A filled slot's data is never 0: the score field (score + 65536) is not.
-        # Depth 0 is quiescence's (`Features.qs_tt`).
         return (min(max(depth, 0), 255) | bound << _BOUND_SHIFT
                 | (score_to_tt(score, ply) + _SCORE_OFFSET) << _SCORE_SHIFT
                 | move_code << _MOVE_SHIFT | self.generation << _GEN_SHIFT)
