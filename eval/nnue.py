@@ -6,18 +6,6 @@ Architecture ("768 -> H x 2 -> 1"):
   ``64 * (6 * (piece is the perspective's opponent's) + type - 1) + square``,
   with the square flipped vertically (``square ^ 56``) for Black, so both
   perspectives see "their" pieces from their own first rank.
-* King buckets (feature set 2): the 768 features again for each of four
-  buckets of the perspective's own king square, and the board mirrored a-h
-  (``square ^ 7``, after the vertical flip) whenever that king stands on
-  files e-h, so the king always sees itself on files a-d.  With
-  ``state = 2 * bucket + mirrored`` (`king_state_table`) a feature is
-  ``768 * bucket + 64 * (6 * opponent's + type - 1) + (square ^ 7 * mirrored)``.
-  Buckets, from the king's own side: a1-b1, c1-d1, rank 2, ranks 3-8.  Why:
-  a piece means something else next to a castled king than far from it
-  (the "HalfK" of Stockfish's nets, coarsened for a few million positions);
-  the mirror doubles the data each weight sees.  Only a king move can change
-  a perspective's state, and then that perspective's accumulator is summed
-  afresh.
 * Feature transformer: each perspective's accumulator is ``b1 + sum of the
   rows W1[feature]``, H integers.  Both perspectives share W1 and b1.
 * Head: the side to move's accumulator, then the other's, each clipped to
@@ -40,19 +28,13 @@ Architecture ("768 -> H x 2 -> 1"):
   why).
 * Layer stacks (version 4, ``stacks = B``): each output bucket has its own
   second layer (weight and bias), picked by the same piece count.
-* Base (version 2): with ``base = 1`` the classical evaluation
-  (`eval.evaluate`) is added to the head, so the net learns a correction to
-  it.  Why: with half a million labelled positions a net that must learn
-  everything from zero is noisy wherever its data is thin (version-1 nets
-  lost heavily in games, docs/nnue.md); a residual net with weight decay
-  falls back to the classical score there, and the search's incremental
-  material and placement sums make the base almost free.
 
 Because the features are relative to the side to move, a position and its
 colour-mirrored twin get exactly the same score.
 
 The search keeps both accumulators up to date move by move
-(`search.position.Position`): a move changes two to four features, so a node
+(`eval.accumulator`, called by `search.position.Position`): a move changes
+two to four features, so a node
 pays a few vector additions instead of a full sum.  They are kept side by side
 in one numpy int32 vector, [White's H | Black's H], and each feature has a
 "dual row" (its White-perspective row beside its Black-perspective row), so
@@ -63,23 +45,21 @@ costs more per evaluation than numpy's call overhead.
 Net file format (``.nnue``, little-endian), nothing executed on load:
 
     magic        4 bytes  b"PSNN"
-    version      u16      1 to 4
-    features     u16      1 = 768 piece-square features; 2 = 4 x 768 (king
-                          buckets, mirrored; version 3 on)
+    version      u16      3 or 4
+    features     u16      1 = 768 piece-square features
     hidden       u16      H
     qa, qb       u16 u16  quantisation scales of the accumulator and of w2
     cp_scale     u16      centipawns per unit of the float output
-    base         u16      version 2 on: 0 none, 1 the classical
-                          evaluation is added; version 1: reserved, 0 (no base)
-    buckets      u16      version 3 on: B output buckets (1 to 32)
-    layer2       u16      version 3 on: L units of a second layer, 0 none
+    base         u16      0 (reserved)
+    buckets      u16      B output buckets (1 to 32)
+    layer2       u16      L units of a second layer, 0 none
     stacks       u16      version 4 only: S second layers, 1 (shared) or B
                           (one per output bucket; needs L > 0); 1 before
                           version 4
-    W1           i16[768 * king buckets][H]
+    W1           i16[768][H]
     b1           i16[H]
     then, without a second layer:
-    w2           i16[B][2H]  side to move's half first; B = 1 before version 3
+    w2           i16[B][2H]  side to move's half first
     b2           i32[B]
     or with one:
     weight       f32[S][2H][L]  side to move's rows first
@@ -87,11 +67,15 @@ Net file format (``.nnue``, little-endian), nothing executed on load:
     out_weight   f32[B][L]
     out_bias     f32[B]
     crc32        u32      of every byte before it
+
+Versions 1 and 2, and the designs no bundled net has used since (king
+buckets: feature set 2; the classical evaluation as a base the net corrects:
+base 1), are refused with a message that says so; the commit before the
+refusal, f9f92d63, still reads them.
 """
 from __future__ import annotations
 
 import functools
-import math
 import struct
 import zlib
 from dataclasses import dataclass
@@ -100,20 +84,17 @@ from pathlib import Path
 import chess
 import numpy as np
 
-from eval.evaluate import evaluate as classical_evaluate
 from eval.nnue_layers import DEEP_SCALE, EXACT_LIMIT, MAX_LAYER2, DeepHead, DeepTables  # noqa: F401 (re-exported)
 
 MAGIC = b"PSNN"
 #: The newest version this engine reads; it writes 3, or 4 only where layer stacks need it.
 VERSION = 4
+#: The header's feature set: 768 piece-square features, the only one read.
 FEATURES_768 = 1
-FEATURES_KING4 = 2
-#: King buckets of each feature set.
-KING_BUCKETS = {FEATURES_768: 1, FEATURES_KING4: 4}
-#: Most [White state, Black state] row tables a net keeps (`Net.rows_for`).
-ROW_TABLES_KEPT = 16
-#: What a net's output is added to (the header's `base` field).
-BASE_NONE, BASE_CLASSICAL = 0, 1
+#: The header's base: none (the net alone), the only one read.
+BASE_NONE = 0
+#: Designs earlier nets used, refused by name (king buckets; the classical evaluation as a base).
+RETIRED_KING_BUCKETS, RETIRED_CLASSICAL_BASE = 2, 1
 INPUTS = 768
 HEADER = struct.Struct("<4sHHHHHHH")
 #: Version 3 appends the number of output buckets and the second layer's size to the header.
@@ -128,27 +109,9 @@ BUNDLED = Path(__file__).with_name("default.nnue")
 #: 31); the ufunc lives in ``numpy._core`` (``numpy.core`` before numpy 2).
 clip_into = (getattr(np, "_core", None) or np.core).umath.clip
 #: Whether the engine searches with the bundled net unless told otherwise
-#: (`Use NNUE`'s default).  On since session 13: the bundled residual net
-#: beat the classical evaluation at 10+0.1 (docs/nnue.md).
+#: (`Use NNUE`'s default).  On since the first bundled net beat the
+#: classical evaluation at 10+0.1 (docs/nnue.md).
 USE_NNUE_DEFAULT = True
-
-
-def king_state_table(feature_set: int) -> tuple[int, ...]:
-    """``2 * bucket + mirrored`` of a perspective whose own king stands on each square.
-
-    Squares are seen from the perspective's side (``square ^ 56`` for
-    Black).  Feature set 1 has a single state, 0.
-    """
-    if feature_set == FEATURES_768:
-        return (0,) * 64
-    states = []
-    for square in range(64):
-        file, rank = square & 7, square >> 3
-        mirrored = file >= 4
-        file = file ^ 7 if mirrored else file
-        bucket = (0 if file < 2 else 1) if rank == 0 else 2 if rank == 1 else 3
-        states.append(2 * bucket + mirrored)
-    return tuple(states)
 
 
 class NetError(ValueError):
@@ -163,13 +126,11 @@ class Net:
     qa: int
     qb: int
     cp_scale: int
-    w1: np.ndarray  # int16 (768 * king buckets, H)
+    w1: np.ndarray  # int16 (768, H)
     b1: np.ndarray  # int16 (H,)
     w2: np.ndarray  # int16 (B, 2H); a (2H,) vector is taken as B = 1
     b2: tuple[int, ...]  # B biases; an int is taken as B = 1
     name: str = "<memory>"
-    base: int = BASE_NONE
-    features: int = FEATURES_768
     #: A second hidden layer; w2 and b2 are then zeros that only say B.
     deep: DeepHead | None = None
 
@@ -179,8 +140,8 @@ class Net:
         object.__setattr__(self, "b2", tuple(int(b) for b in b2))
         if self.w2.shape != (len(self.b2), 2 * self.hidden) or not 1 <= len(self.b2) <= MAX_BUCKETS:
             raise ValueError(f"output weights {self.w2.shape} and {len(self.b2)} biases do not fit hidden {self.hidden}")
-        if self.features not in KING_BUCKETS or self.w1.shape != (INPUTS * KING_BUCKETS[self.features], self.hidden):
-            raise ValueError(f"input weights {self.w1.shape} do not fit feature set {self.features}, hidden {self.hidden}")
+        if self.w1.shape != (INPUTS, self.hidden):
+            raise ValueError(f"input weights {self.w1.shape} do not fit {INPUTS} inputs, hidden {self.hidden}")
         deep = self.deep
         if deep is not None and (deep.weight.shape[1:] != (2 * self.hidden, deep.size) or not 1 <= deep.size <= MAX_LAYER2
                                  or deep.stacks not in (1, self.buckets) or deep.bias.shape != (deep.stacks, deep.size)
@@ -190,39 +151,19 @@ class Net:
                              f"does not fit hidden {self.hidden} and {self.buckets} buckets (stacks: 1 or the buckets)")
 
     @property
-    def king_buckets(self) -> int:
-        return KING_BUCKETS[self.features]
-
-    @property
     def architecture(self) -> str:
-        """In words, for `info string`: "768->128x2->1", "4x768->256x2->8 (king buckets, output buckets)"."""
-        inputs = f"{self.king_buckets}x768" if self.king_buckets > 1 else "768"
-        extras = [name for name, used in (("king buckets", self.king_buckets > 1), ("output buckets", self.buckets > 1))
-                  if used]
+        """In words, for `info string`: "768->128x2->1", "768->512x2->32->8 (output buckets, layer stacks)"."""
+        extras = ["output buckets"] if self.buckets > 1 else []
         layer2 = f"->{self.deep.size}" if self.deep is not None else ""
         if self.deep is not None and self.deep.stacks > 1:
             extras.append("layer stacks")
-        return f"{inputs}->{self.hidden}x2{layer2}->{self.buckets}" + (f" ({', '.join(extras)})" if extras else "")
+        return f"{INPUTS}->{self.hidden}x2{layer2}->{self.buckets}" + (f" ({', '.join(extras)})" if extras else "")
 
-    @functools.cached_property
-    def king_states(self) -> tuple[int, ...] | None:
-        """`king_state_table` of the net's feature set; None when there is one state (no king buckets)."""
-        return None if self.features == FEATURES_768 else king_state_table(self.features)
-
-    def king_state(self, board: chess.Board, colour: chess.Color) -> int:
-        """The state (`king_state_table`) of `colour`'s perspective on `board` (0 without its king)."""
-        king = board.king(colour)
-        if self.king_states is None or king is None:
-            return 0
-        return self.king_states[king if colour == chess.WHITE else king ^ 56]
-
-    def feature(self, perspective: chess.Color, state: int, colour: chess.Color, piece_type: int, square: int) -> int:
-        """A piece's input index for one perspective in one king state (the module docstring's formula)."""
+    def feature(self, perspective: chess.Color, colour: chess.Color, piece_type: int, square: int) -> int:
+        """A piece's input index for one perspective (the module docstring's formula)."""
         if perspective == chess.BLACK:
             square ^= 56
-        if state & 1:
-            square ^= 7
-        return INPUTS * (state >> 1) + 64 * (6 * (colour != perspective) + piece_type - 1) + square
+        return 64 * (6 * (colour != perspective) + piece_type - 1) + square
 
     @property
     def buckets(self) -> int:
@@ -235,39 +176,20 @@ class Net:
 
     @functools.cached_property
     def dual_rows(self) -> list[np.ndarray]:
-        """`rows_for(0, 0)`: the only row table of a net without king buckets."""
-        return self.rows_for(0, 0)
-
-    @functools.cached_property
-    def _row_tables(self) -> dict[tuple[int, int], list[np.ndarray]]:
-        return {}
-
-    def rows_for(self, white_state: int, black_state: int) -> list[np.ndarray]:
         """rows[12 * 64]: White's row beside Black's row of (colour, type, square), each int32 (2H,).
 
-        Indexed by ``64 * (6 * (colour == BLACK) + type - 1) + square``, with
-        each perspective's king state applied: `Position.push` needs one row
-        per change.  A list of rows, not one (768, 2H) array: a list item is
-        fetched in a sixth of the time numpy makes a row view, and numpy adds
-        it faster (`Position.push`'s two or three row updates: 1.1 -> 0.8 µs).
-        The last ROW_TABLES_KEPT tables asked for are kept (a game visits few
-        pairs of king states).
+        Indexed by ``64 * (6 * (colour == BLACK) + type - 1) + square``:
+        `eval.accumulator` adds one per feature a move changes.  A list of
+        rows, not one (768, 2H) array: a list item is fetched in a sixth of
+        the time numpy makes a row view, and numpy adds it faster (a push's
+        two or three row updates: 1.1 -> 0.8 µs).
         """
-        tables = self._row_tables
-        rows = tables.pop((white_state, black_state), None)  # popped and put back: the newest last
-        if rows is None:
-            white = np.arange(INPUTS)
-            colour_black = white // 384  # 0 White piece, 1 Black piece
-            piece = (white // 64) % 6
-            square = white % 64
-            white_index = INPUTS * (white_state >> 1) + 64 * (6 * colour_black + piece) + (square ^ 7 * (white_state & 1))
-            black_index = (INPUTS * (black_state >> 1) + 64 * (6 * (1 - colour_black) + piece)
-                           + (square ^ 56 ^ 7 * (black_state & 1)))
-            rows = list(np.concatenate([self.w1[white_index], self.w1[black_index]], axis=1).astype(np.int32))
-            if len(tables) >= ROW_TABLES_KEPT:
-                del tables[next(iter(tables))]
-        tables[white_state, black_state] = rows
-        return rows
+        white = np.arange(INPUTS)
+        colour_black = white // 384  # 0 White piece, 1 Black piece
+        piece = (white // 64) % 6
+        square = white % 64
+        black_index = 64 * (6 * (1 - colour_black) + piece) + (square ^ 56)
+        return list(np.concatenate([self.w1[white], self.w1[black_index]], axis=1).astype(np.int32))
 
     @functools.cached_property
     def head(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
@@ -285,28 +207,13 @@ class Net:
     def accumulator(self, board: chess.Board) -> np.ndarray:
         """[White's accumulator | Black's], computed from scratch."""
         acc = self.bias()
-        rows = self.rows_for(self.king_state(board, chess.WHITE), self.king_state(board, chess.BLACK))
+        rows = self.dual_rows
         for square, piece in board.piece_map().items():
             acc += rows[64 * (6 * (not piece.color) + piece.piece_type - 1) + square]
         return acc
 
-    def perspective_accumulator(self, board: chess.Board, perspective: chess.Color) -> np.ndarray:
-        """One perspective's H accumulator from scratch (after its king changed state), int32."""
-        state = self.king_state(board, perspective)
-        flip = (56 if perspective == chess.BLACK else 0) ^ (7 if state & 1 else 0)
-        features = []
-        for colour in chess.COLORS:
-            first = INPUTS * (state >> 1) + 384 * (colour != perspective) - 64
-            occupied = board.occupied_co[colour]
-            for piece_type, pieces in ((chess.PAWN, board.pawns), (chess.KNIGHT, board.knights),
-                                       (chess.BISHOP, board.bishops), (chess.ROOK, board.rooks),
-                                       (chess.QUEEN, board.queens), (chess.KING, board.kings)):
-                offset = first + 64 * piece_type
-                features.extend(offset + (square ^ flip) for square in chess.scan_forward(pieces & occupied))
-        return self.b1.astype(np.int32) + self.w1[features].sum(axis=0, dtype=np.int32)
-
     def score(self, acc: np.ndarray, turn: chess.Color, pieces: int) -> int:
-        """The head's centipawns for the side to move from the dual accumulator (without the base).
+        """The head's centipawns for the side to move from the dual accumulator.
 
         `pieces` (kings included) picks the output bucket.
         """
@@ -342,14 +249,13 @@ class Net:
 
     def evaluate(self, board: chess.Board) -> int:
         """The net's score for the side to move, from scratch (the reference for the incremental one)."""
-        score = self.score(self.accumulator(board), board.turn, chess.popcount(board.occupied))
-        return score + classical_evaluate(board) if self.base == BASE_CLASSICAL else score
+        return self.score(self.accumulator(board), board.turn, chess.popcount(board.occupied))
 
     def to_bytes(self) -> bytes:
         deep = self.deep
         stacks = 1 if deep is None else deep.stacks
         version = 4 if stacks > 1 else 3  # what an older engine can read stays readable to it
-        body = HEADER.pack(MAGIC, version, self.features, self.hidden, self.qa, self.qb, self.cp_scale, self.base)
+        body = HEADER.pack(MAGIC, version, FEATURES_768, self.hidden, self.qa, self.qb, self.cp_scale, BASE_NONE)
         body += EXTENSION.pack(self.buckets, 0 if deep is None else deep.size)
         if version >= 4:
             body += STACKS.pack(stacks)
@@ -372,28 +278,32 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
     magic, version, feature_set, hidden, qa, qb, cp_scale, base = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetError(f"{name}: not a Pawnstorm net (magic {magic!r})")
-    if version not in (1, 2, 3, VERSION):
-        raise NetError(f"{name}: unsupported version {version} (this engine reads 1 to {VERSION})")
-    if version == 1:
-        base = BASE_NONE
+    if version not in (3, VERSION):
+        raise NetError(f"{name}: unsupported version {version} (this engine reads 3 and {VERSION}; "
+                       f"older nets were read up to commit f9f92d63)")
+    if feature_set == RETIRED_KING_BUCKETS:
+        raise NetError(f"{name}: feature set {feature_set} (king buckets) is no longer supported "
+                       f"(this engine reads 768 piece-square features; commit f9f92d63 read it)")
+    if base == RETIRED_CLASSICAL_BASE:
+        raise NetError(f"{name}: base {base} (a correction to the classical evaluation) is no longer supported "
+                       f"(this engine reads nets alone; commit f9f92d63 read it)")
+    if base != BASE_NONE:
+        raise NetError(f"{name}: unsupported base {base}")
     at = HEADER.size
-    buckets, layer2, stacks = 1, 0, 1
-    if version >= 3:
-        if len(data) < at + EXTENSION.size + STACKS.size * (version >= 4) + 4:
-            raise NetError(f"{name}: truncated ({len(data)} bytes)")
-        buckets, layer2 = EXTENSION.unpack_from(data, at)
-        at += EXTENSION.size
-        if version >= 4:
-            (stacks,) = STACKS.unpack_from(data, at)
-            at += STACKS.size
-    if (feature_set not in KING_BUCKETS or (version < 3 and feature_set != FEATURES_768) or not 1 <= hidden <= 4096
+    stacks = 1
+    if len(data) < at + EXTENSION.size + STACKS.size * (version >= 4) + 4:
+        raise NetError(f"{name}: truncated ({len(data)} bytes)")
+    buckets, layer2 = EXTENSION.unpack_from(data, at)
+    at += EXTENSION.size
+    if version >= 4:
+        (stacks,) = STACKS.unpack_from(data, at)
+        at += STACKS.size
+    if (feature_set != FEATURES_768 or not 1 <= hidden <= 4096
             or qa == 0 or qb == 0 or cp_scale == 0 or not 1 <= buckets <= MAX_BUCKETS or layer2 > MAX_LAYER2
             or stacks not in (1, buckets) or (stacks > 1 and not layer2)):
         raise NetError(f"{name}: unsupported architecture (features {feature_set}, hidden {hidden}, qa {qa}, qb {qb}, "
                        f"buckets {buckets}, layer2 {layer2}, stacks {stacks})")
-    if base not in (BASE_NONE, BASE_CLASSICAL):
-        raise NetError(f"{name}: unsupported base {base}")
-    inputs = INPUTS * KING_BUCKETS[feature_set]
+    inputs = INPUTS
     head = (4 * (stacks * (2 * hidden * layer2 + layer2) + buckets * layer2 + buckets) if layer2
             else 2 * buckets * 2 * hidden + 4 * buckets)
     expected = at + 2 * (inputs * hidden + hidden) + head + 4
@@ -416,14 +326,14 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
         if not all(np.isfinite(array).all() for array in arrays):
             raise NetError(f"{name}: the second layer holds a value that is not a finite number")
         net = Net(hidden, qa, qb, cp_scale, w1, b1, np.zeros((buckets, 2 * hidden), np.int16), (0,) * buckets,
-                  name, base, feature_set, DeepHead(*arrays))
+                  name, DeepHead(*arrays))
         if not net.deep_tables.exact:
             raise NetError(f"{name}: the second layer's weights are too large for exact arithmetic")
         return net
     w2 = np.frombuffer(data, "<i2", buckets * 2 * hidden, at).reshape(buckets, 2 * hidden).astype(np.int16)
     at += 4 * hidden * buckets
     b2 = struct.unpack_from(f"<{buckets}i", data, at)
-    return Net(hidden, qa, qb, cp_scale, w1, b1, w2, b2, name, base, feature_set)
+    return Net(hidden, qa, qb, cp_scale, w1, b1, w2, b2, name)
 
 
 def load(path: str | Path) -> Net:

@@ -99,6 +99,9 @@ class Searcher:
         #: Depths this searcher passes over (a Lazy SMP helper's diversity,
         #: search/smp.py); None: every depth.  The last depth is never skipped.
         self.skip_depth: Callable[[int], bool] | None = None
+        #: What the search walks: `Position`, or a subclass that watches it (the
+        #: data generator's sampler of evaluated positions, training/datagen.py).
+        self.position_type: type[Position] = Position
         #: Static evaluations kept from search to search, and the net they are of.
         self._evals: tuple[Net | None, dict[int, int]] = (net, {})
 
@@ -139,7 +142,7 @@ class Searcher:
         clock = SearchClock(limits, board.turn, move_overhead, stop or threading.Event(), ponderhit)
         self.tt.new_search()
         self.orderer.age()
-        pos = Position(board.copy(), self.net, self.evals())
+        pos = self.position_type(board.copy(), self.net, self.evals())
         tree = AlphaBeta(pos, self.tt, self.features, clock.should_stop, self.orderer, tablebases=self.tablebases)
         moves, on_iteration = self._root_moves(pos, limits, on_iteration)
         run = RootSearch(tree, RootMoves(moves), clock, self.features, on_iteration, on_currmove)

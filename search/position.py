@@ -7,7 +7,8 @@ would be slow to recompute from scratch there:
 * a 64-bit Zobrist key, identical to `chess.polyglot.zobrist_hash` (so the
   incremental update can be tested against python-chess's full computation);
 * the packed evaluation sums (middlegame, endgame, phase) of `eval.evaluate`;
-* with a net, the NNUE accumulators of both perspectives (`eval.nnue`);
+* with a net, the NNUE accumulators of both perspectives (`eval.accumulator`
+  updates and scores them);
 * a cache of static evaluations by key (a third or more of the positions a
   search evaluates were evaluated before: transpositions, and the same
   quiescence leaves at every depth of iterative deepening);
@@ -23,10 +24,10 @@ from typing import Callable
 
 import chess
 import chess.polyglot
-import numpy as np
 
+from eval.accumulator import Accumulator
 from eval.evaluate import finish, packed_score
-from eval.nnue import BASE_CLASSICAL, Net, clip_into
+from eval.nnue import Net
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
 from search.boardpush import push_plain
 from search.checks import gives_check, quiet_check_test
@@ -106,9 +107,8 @@ def _castling_squares(board: chess.Board, move: chess.Move) -> tuple[int, int, i
 class Position:
     """Board + incremental key/evaluation; `push`/`pop` keep all of it in step."""
 
-    __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_rows", "_head", "_clip",
-                 "_b2", "_bucket_of", "_qa", "_divisor", "_cp_scale", "_base", "_null_floor", "_null_floors",
-                 "_kings", "_king_states", "_deep", "_inputs", "evals", "_plain", "_classical")
+    __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_accumulator",
+                 "_null_floor", "_null_floors", "evals", "_plain")
 
     def __init__(self, board: chess.Board, net: Net | None = None, evals: dict[int, int] | None = None) -> None:
         """`evals`: the static scores of `net` by key, to share across searches (see `evaluate`); None: a new one."""
@@ -122,25 +122,9 @@ class Position:
         self.mg, self.eg, self.phase = packed.mg, packed.eg, packed.phase
         #: The learned evaluation, or None for the classical one.
         self.net = net
-        self.acc = self._rows = self._kings = self._king_states = self._deep = None
-        if net is not None:
-            self.acc = net.accumulator(board)
-            # With king buckets: (Black's state, White's state), index by the bool colour.
-            self._king_states = net.king_states
-            if self._king_states is not None:
-                self._kings = (net.king_state(board, chess.BLACK), net.king_state(board, chess.WHITE))
-            self._rows = net.rows_for(net.king_state(board, chess.WHITE), net.king_state(board, chess.BLACK))
-            self._head, self._b2, self._bucket_of = net.head, net.b2, net.bucket_of
-            self._deep = net.deep_score if net.deep is not None else None
-            self._qa, self._divisor, self._cp_scale = net.qa, net.qa * net.qb, net.cp_scale
-            if net.deep is not None:  # the second layer reads [clipped | 1] in float64: clip straight into it
-                self._inputs = net.deep_inputs()
-                self._clip = self._inputs[:-1]
-            else:
-                self._clip = np.empty_like(self.acc)
-            self._base = net.base == BASE_CLASSICAL
-        #: Whether `evaluate` reads the classical sums (mg, eg, phase): a net alone does not, so `push` skips them.
-        self._classical = net is None or self._base
+        #: The net's accumulator vector (None without a net), and what updates and scores it.
+        self._accumulator = Accumulator(net) if net is not None else None
+        self.acc = self._accumulator.refresh(board) if net is not None else None
         self._undo: list[tuple] = []
         # Keys of the positions since the last irreversible move of the game,
         # oldest first, ending with the current one; python-chess's own move
@@ -232,29 +216,20 @@ class Position:
     def evaluate(self) -> int:
         """Static score for the side to move: the net's if there is one, else the classical one.
 
-        Looked up by key first (`evals`); a miss computes and stores it.  The
-        net's head is `Net.score` inlined (numpy's clip ufunc with an output
-        buffer, `clip_into`, costs a fraction of `np.clip`); tests check the
-        two agree, and that a search gives the same tree with or without the
-        cache.
+        Looked up by key first (`evals`); a miss computes and stores it.
+        Tests check that the incremental score agrees with the net's
+        from-scratch `Net.evaluate`, and that a search gives the same tree
+        with or without the cache.
         """
         evals = self.evals
         score = evals.get(self.key)
         if score is not None:
             return score
         board = self.board
-        if self.net is None:
+        if self._accumulator is None:
             score = finish(board, self.mg, self.eg, self.phase)
         else:
-            clipped = self._clip
-            clip_into(self.acc, 0, self._qa, out=clipped)
-            bucket = self._bucket_of[board.occupied.bit_count()]
-            if self._deep is not None:
-                score = self._deep(self._inputs, board.turn, bucket)
-            else:
-                score = (int(clipped @ self._head[bucket][board.turn]) + self._b2[bucket]) * self._cp_scale // self._divisor
-            if self._base:
-                score += finish(board, self.mg, self.eg, self.phase)
+            score = self._accumulator.score(self.acc, board.turn, board.occupied.bit_count())
         if len(evals) >= EVAL_CACHE_ENTRIES:
             evals.clear()
         evals[self.key] = score
@@ -263,7 +238,7 @@ class Position:
     # --- make / unmake ----------------------------------------------------
 
     def push(self, move: chess.Move) -> None:
-        """Play `move`, updating key and evaluation sums from the squares it touches.
+        """Play `move`, updating the key, the classical sums or the net's accumulator from the squares it touches.
 
         Hot path: written with local variables and table lookups only.
         """
@@ -273,43 +248,32 @@ class Position:
         frm = move.from_square
         to = move.to_square
         piece = board.piece_type_at(frm)
-        key, mg, eg, phase, acc, rows, kings = self.key, self.mg, self.eg, self.phase, self.acc, self._rows, self._kings
-        self._undo.append((key, mg, eg, phase, acc, rows, kings))
-        # Dual NNUE rows are indexed 64 * (6 * (colour is Black) + type - 1) + square.
-        own = 0 if us else 384
-        refresh = False  # the mover's king changed state: its perspective is summed afresh below
+        key, mg, eg, phase, acc = self.key, self.mg, self.eg, self.phase, self.acc
+        self._undo.append((key, mg, eg, phase, acc))
+        accumulator = self._accumulator
+        classical = accumulator is None  # only the classical evaluation reads mg, eg and phase
 
-        mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]  # (castling, rare, updates mg and eg even when unread)
+        mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]
         castles = piece == chess.KING and board.is_castling(move)
         if castles:
             # Lift king and rook first: in Chess960 either may land where
             # the other stood.
             to, rook_from, rook_to = _castling_squares(board, move)
-            king_mg, king_eg, rook_mg, rook_eg = mg_us[chess.KING], eg_us[chess.KING], mg_us[chess.ROOK], eg_us[chess.ROOK]
-            mg += king_mg[to] - king_mg[frm] + rook_mg[rook_to] - rook_mg[rook_from]
-            eg += king_eg[to] - king_eg[frm] + rook_eg[rook_to] - rook_eg[rook_from]
+            if classical:
+                king_mg, king_eg, rook_mg, rook_eg = mg_us[chess.KING], eg_us[chess.KING], mg_us[chess.ROOK], eg_us[chess.ROOK]
+                mg += king_mg[to] - king_mg[frm] + rook_mg[rook_to] - rook_mg[rook_from]
+                eg += king_eg[to] - king_eg[frm] + rook_eg[rook_to] - rook_eg[rook_from]
+            else:
+                acc = accumulator.castled(acc, us, frm, to, rook_from, rook_to)
             key ^= z_us[chess.KING][frm] ^ z_us[chess.KING][to] ^ z_us[chess.ROOK][rook_from] ^ z_us[chess.ROOK][rook_to]
-            if kings is not None and self._king_states[to if us else to ^ 56] != kings[us]:
-                rows, kings, refresh = self._king_moved(us, to, kings)
-            if rows is not None:
-                acc = acc + rows[own + 320 + to]
-                acc -= rows[own + 320 + frm]
-                acc += rows[own + 192 + rook_to]
-                acc -= rows[own + 192 + rook_from]
         else:
             placed = move.promotion or piece
-            classical = self._classical
             if classical:
                 mg += mg_us[placed][to] - mg_us[piece][frm]
                 eg += eg_us[placed][to] - eg_us[piece][frm]
                 if move.promotion:
                     phase += PHASE_WEIGHT[placed]
             key ^= z_us[piece][frm] ^ z_us[placed][to]
-            if piece == chess.KING and kings is not None and self._king_states[to if us else to ^ 56] != kings[us]:
-                rows, kings, refresh = self._king_moved(us, to, kings)
-            if rows is not None:
-                acc = acc + rows[own + 64 * placed - 64 + to]
-                acc -= rows[own + 64 * piece - 64 + frm]
 
             captured = board.piece_type_at(to)
             capture_square = to
@@ -322,8 +286,8 @@ class Position:
                     eg -= EG_TABLE[them][captured][capture_square]
                     phase -= PHASE_WEIGHT[captured]
                 key ^= ZOBRIST_PIECE[them][captured][capture_square]
-                if rows is not None:
-                    acc -= rows[384 - own + 64 * captured - 64 + capture_square]
+            if not classical:
+                acc = accumulator.moved(acc, us, piece, frm, placed, to, captured, capture_square)
 
         rights = board.castling_rights
         chess960_rights = 0
@@ -344,18 +308,9 @@ class Position:
         key ^= ZOBRIST_TURN
         if board.ep_square is not None:
             key ^= _ep_key(board)
-        if refresh:  # the other half was updated with the new rows; this one starts over
-            h = len(acc) // 2
-            acc[(0 if us else h):(h if us else 2 * h)] = self.net.perspective_accumulator(board, us)
 
-        self.key, self.mg, self.eg, self.phase, self.acc, self._rows, self._kings = key, mg, eg, phase, acc, rows, kings
+        self.key, self.mg, self.eg, self.phase, self.acc = key, mg, eg, phase, acc
         self.history.append(key)
-
-    def _king_moved(self, us: chess.Color, to: chess.Square, kings: tuple[int, int]) -> tuple[list[np.ndarray], tuple[int, int], bool]:
-        """Rows and king states after `us`'s king went to `to` and changed state (king buckets only)."""
-        state = self._king_states[to if us else to ^ 56]
-        kings = (kings[0], state) if us else (state, kings[1])
-        return self.net.rows_for(kings[1], kings[0]), kings, True
 
     def pop(self) -> chess.Move:
         """Take back the last move or null move."""
@@ -363,13 +318,13 @@ class Position:
         history.pop()
         if len(history) <= self._null_floor + 1:  # the null move itself is taken back
             self._null_floor = self._null_floors.pop()
-        self.key, self.mg, self.eg, self.phase, self.acc, self._rows, self._kings = self._undo.pop()
+        self.key, self.mg, self.eg, self.phase, self.acc = self._undo.pop()
         return self.board.pop()
 
     def push_null(self) -> None:
         """Pass the move (null move); only used by null-move pruning."""
         board = self.board
-        self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc, self._rows, self._kings))
+        self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc))
         key = self.key ^ _ep_key(board)
         board.push(chess.Move.null())
         self.key = key ^ ZOBRIST_TURN

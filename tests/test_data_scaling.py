@@ -7,23 +7,21 @@ from pathlib import Path
 
 import pytest
 
+from training.chunks import Chunk, list_chunks
 from training.data_scaling import kept_loss, link_share
 from training.nnue_data import holdout_files
 
 
-def _chunks(directory: Path, count: int) -> list[Path]:
+def _chunks(directory: Path, count: int) -> list[Chunk]:
     directory.mkdir()
-    paths = []
     for index in range(count):
-        path = directory / f"play-{index:04d}.psd.gz"
-        path.write_bytes(b"")
-        paths.append(path)
-    return paths
+        (directory / f"play-{index:04d}.psd.gz").write_bytes(b"")
+    return list_chunks(directory)
 
 
 def test_every_held_out_file_is_kept_and_share_zero_keeps_only_those(tmp_path: Path) -> None:
     paths = _chunks(tmp_path / "data", 400)
-    held = {path.name for path, h in zip(paths, holdout_files(paths, 0.05)) if h}
+    held = {chunk.file_name for chunk, h in zip(paths, holdout_files(paths, 0.05)) if h}
     assert held, "400 names should hold some out"
     assert link_share(paths, 0.0, random.Random(1), tmp_path / "none") == len(held)
     assert {p.name for p in (tmp_path / "none").iterdir()} == held

@@ -8,7 +8,8 @@ import pytest
 from eval import nnue
 from tests.test_score_scale import boards
 from tools import held_out_loss
-from training.records import RESULT_UNKNOWN, Record, write_chunk
+from training.chunks import write_chunk
+from training.records import RESULT_UNKNOWN, Record
 
 BUNDLED = Path(nnue.__file__).with_name("default.nnue")
 

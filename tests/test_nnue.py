@@ -33,8 +33,7 @@ from tests.uci_process import RawEngine
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def random_net(hidden: int = 16, seed: int = 0, base: int = nnue.BASE_NONE, buckets: int = 1,
-               features: int = nnue.FEATURES_768, layer2: int = 0, stacks: bool = False) -> Net:
+def random_net(hidden: int = 16, seed: int = 0, buckets: int = 1, layer2: int = 0, stacks: bool = False) -> Net:
     """A net with random weights large enough that every clip and sign matters (`stacks`: a second layer per bucket)."""
     rng = np.random.default_rng(seed)
     w2 = rng.integers(-200, 200, (buckets, 2 * hidden), dtype=np.int16)
@@ -46,36 +45,22 @@ def random_net(hidden: int = 16, seed: int = 0, base: int = nnue.BASE_NONE, buck
                              rng.normal(0, 1, (buckets, layer2)), rng.normal(0, 0.5, buckets))
         w2, b2 = np.zeros((buckets, 2 * hidden), np.int16), (0,) * buckets
     return Net(hidden, 255, 64, 400,
-               rng.integers(-300, 300, (INPUTS * nnue.KING_BUCKETS[features], hidden), dtype=np.int16),
+               rng.integers(-300, 300, (INPUTS, hidden), dtype=np.int16),
                rng.integers(-100, 400, hidden, dtype=np.int16),
-               w2 if buckets > 1 else w2[0], b2 if buckets > 1 else b2[0], base=base, features=features, deep=deep)
+               w2 if buckets > 1 else w2[0], b2 if buckets > 1 else b2[0], deep=deep)
 
 
-NETS = [random_net(), bundled_net(), random_net(seed=1, base=nnue.BASE_CLASSICAL),
-        random_net(seed=2, base=nnue.BASE_CLASSICAL, buckets=8),
-        random_net(seed=5, base=nnue.BASE_CLASSICAL, buckets=4, features=nnue.FEATURES_KING4),
-        random_net(seed=6, base=nnue.BASE_CLASSICAL, buckets=2, features=nnue.FEATURES_KING4, layer2=8),
+NETS = [random_net(), bundled_net(), random_net(seed=1), random_net(seed=2, buckets=8),
+        random_net(seed=5, buckets=4), random_net(seed=6, buckets=2, layer2=8),
         random_net(seed=7, buckets=4, layer2=8, stacks=True)]
 ALL_NETS = list(range(len(NETS)))
 
 
-def feature(net: Net, board: chess.Board, perspective: chess.Color, color: chess.Color, piece_type: int,
-            square: int) -> int:
-    """Index of a piece on a square among one perspective's inputs (the module docstring's formulas)."""
+def feature(perspective: chess.Color, color: chess.Color, piece_type: int, square: int) -> int:
+    """Index of a piece on a square among one perspective's inputs (the module docstring's formula)."""
     if perspective == chess.BLACK:
         square ^= 56
-    if net.features == nnue.FEATURES_768:
-        return 64 * (6 * (color != perspective) + piece_type - 1) + square
-    king = board.king(perspective) ^ (56 if perspective == chess.BLACK else 0)
-    mirrored = chess.square_file(king) >= 4
-    if mirrored:
-        king ^= 7
-        square ^= 7
-    if chess.square_rank(king) == 0:
-        bucket = 0 if king in (chess.A1, chess.B1) else 1
-    else:
-        bucket = 2 if chess.square_rank(king) == 1 else 3
-    return 768 * bucket + 64 * (6 * (color != perspective) + piece_type - 1) + square
+    return 64 * (6 * (color != perspective) + piece_type - 1) + square
 
 
 def evaluate_plain(net: Net, board: chess.Board) -> int:
@@ -83,20 +68,19 @@ def evaluate_plain(net: Net, board: chess.Board) -> int:
     def perspective(colour: chess.Color) -> np.ndarray:
         acc = net.b1.astype(np.int64).copy()
         for square, piece in board.piece_map().items():
-            acc += net.w1[feature(net, board, colour, piece.color, piece.piece_type, square)]
+            acc += net.w1[feature(colour, piece.color, piece.piece_type, square)]
         return np.clip(acc, 0, net.qa)
     stm, other = perspective(board.turn), perspective(not board.turn)
     h = net.hidden
     bucket = (len(board.piece_map()) - 1) * net.buckets // 32  # the module docstring's formula
-    base = evaluate(board) if net.base == nnue.BASE_CLASSICAL else 0
     if net.deep is not None:  # in float64: may differ from the engine's float32 by a rounding step
         a = np.concatenate([stm, other]) / net.qa
         stack = bucket if net.deep.stacks > 1 else 0  # layer stacks: the bucket picks the second layer too
         hidden2 = np.clip(a @ net.deep.weight[stack].astype(np.float64) + net.deep.bias[stack], 0, 1)
-        return math.floor((hidden2 @ net.deep.out_weight[bucket] + net.deep.out_bias[bucket]) * net.cp_scale) + base
+        return math.floor((hidden2 @ net.deep.out_weight[bucket] + net.deep.out_bias[bucket]) * net.cp_scale)
     w2 = net.w2[bucket].astype(np.int64)
     total = int(stm @ w2[:h] + other @ w2[h:]) + net.b2[bucket]
-    return total * net.cp_scale // (net.qa * net.qb) + base
+    return total * net.cp_scale // (net.qa * net.qb)
 
 
 def test_bundled_net_ships_and_loads() -> None:
@@ -139,10 +123,7 @@ def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: 
             played["en passant"] += pos.board.is_en_passant(move)
             played["promotion"] += move.promotion is not None
             played["capture"] += pos.board.is_capture(move)
-            mover = pos.board.turn
-            state = net.king_state(pos.board, mover)
             pos.push(move)
-            played["king changed state"] += net.king_state(pos.board, mover) != state
             assert np.array_equal(pos.acc, net.accumulator(pos.board)), pos.board.fen()
             assert pos.evaluate() == net.evaluate(pos.board)
             assert abs(net.evaluate(pos.board) - evaluate_plain(net, pos.board)) <= (net.deep is not None)
@@ -152,7 +133,6 @@ def test_incremental_accumulators_equal_from_scratch(chess960: bool, net_index: 
 
     game()
     assert all(played[kind] for kind in ("castling", "en passant", "promotion", "capture", "null move")), played
-    assert played["king changed state"] or net.king_states is None, played
 
 
 @pytest.mark.parametrize("net_index", ALL_NETS)
@@ -173,34 +153,14 @@ def test_exact_search_with_the_net_equals_minimax(net_index: int, board: chess.B
     assert result.score == minimax(board, depth, evaluate=net.evaluate)
 
 
-@pytest.mark.parametrize("base", [nnue.BASE_NONE, nnue.BASE_CLASSICAL])
-def test_net_round_trips_through_its_file(tmp_path: Path, base: int) -> None:
-    net = random_net(8, seed=3, base=base)
+def test_net_round_trips_through_its_file(tmp_path: Path) -> None:
+    net = random_net(8, seed=3)
     path = tmp_path / "a.nnue"
     net.save(path)
     loaded = nnue.load(path)
-    assert loaded.base == base
+    assert np.array_equal(loaded.w1, net.w1) and loaded.architecture == net.architecture == "768->8x2->1"
     for board in (chess.Board(), chess.Board("8/5k2/8/3P4/8/8/2K5/8 b - - 0 1")):
         assert loaded.evaluate(board) == net.evaluate(board)
-
-
-def test_king_buckets_round_trip_and_every_state_is_reached(tmp_path: Path) -> None:
-    net = NETS[4]
-    path = tmp_path / "kings.nnue"
-    net.save(path)
-    loaded = nnue.load(path)
-    assert loaded.features == nnue.FEATURES_KING4 and np.array_equal(loaded.w1, net.w1)
-    assert sorted(set(nnue.king_state_table(nnue.FEATURES_KING4))) == list(range(8))
-    boards = [chess.Board(), chess.Board("r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQ1RK1 w - - 6 6"),
-              chess.Board("2kr3r/ppp2ppp/8/8/8/8/PPP2PPP/2KR3R b - - 0 1"), chess.Board("8/5k2/8/3P4/8/8/2K5/8 b - - 0 1")]
-    for board in boards:
-        assert loaded.evaluate(board) == net.evaluate(board) == evaluate_plain(net, board)
-    # The king's square matters: the same pieces with White's king a square over score differently.
-    moved = chess.Board("8/5k2/8/3P4/8/2K5/8/8 b - - 0 1")
-    assert net.architecture == "4x768->16x2->4 (king buckets, output buckets)"
-    assert NETS[0].architecture == "768->16x2->1"
-    assert net.king_state(moved, chess.WHITE) != net.king_state(boards[3], chess.WHITE)
-    assert net.evaluate(moved) != net.evaluate(boards[3])
 
 
 def test_a_second_layer_round_trips_and_is_named(tmp_path: Path) -> None:
@@ -210,7 +170,7 @@ def test_a_second_layer_round_trips_and_is_named(tmp_path: Path) -> None:
     loaded = nnue.load(path)
     assert loaded.deep is not None and loaded.deep.size == 8
     assert np.array_equal(loaded.deep.weight, net.deep.weight) and np.array_equal(loaded.deep.out_bias, net.deep.out_bias)
-    assert loaded.architecture == "4x768->16x2->8->2 (king buckets, output buckets)"
+    assert loaded.architecture == "768->16x2->8->2 (output buckets)"
     scores = []
     for fen in ("r1bq1rk1/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQ1RK1 w - - 6 6", "8/5k2/8/3P4/8/2K5/8/8 b - - 0 1"):
         board = chess.Board(fen)
@@ -304,17 +264,8 @@ def test_a_second_layer_too_large_for_exact_sums_is_refused(tmp_path: Path) -> N
                 nnue.load(path)
 
 
-def test_version_2_cannot_hold_king_buckets(tmp_path: Path) -> None:
-    data = bytearray(version_2_bytes(random_net(8, seed=3))[:-4])
-    struct.pack_into("<H", data, 6, nnue.FEATURES_KING4)
-    path = tmp_path / "v2kings.nnue"
-    path.write_bytes(bytes(data) + struct.pack("<I", zlib.crc32(bytes(data))))
-    with pytest.raises(NetError, match="unsupported architecture"):
-        nnue.load(path)
-
-
 def test_output_buckets_round_trip_and_each_bucket_is_used(tmp_path: Path) -> None:
-    net = random_net(8, seed=4, base=nnue.BASE_CLASSICAL, buckets=8)
+    net = random_net(8, seed=4, buckets=8)
     path = tmp_path / "buckets.nnue"
     net.save(path)
     loaded = nnue.load(path)
@@ -323,39 +274,23 @@ def test_output_buckets_round_trip_and_each_bucket_is_used(tmp_path: Path) -> No
     # Kings and pawns only: the endgame buckets decide, and they are not the opening's.
     endgame = chess.Board("8/5k2/8/3P4/8/8/2K5/8 b - - 0 1")
     assert loaded.evaluate(endgame) == net.evaluate(endgame) == evaluate_plain(net, endgame)
-    single = Net(net.hidden, net.qa, net.qb, net.cp_scale, net.w1, net.b1, net.w2[7], net.b2[7], base=net.base)
+    single = Net(net.hidden, net.qa, net.qb, net.cp_scale, net.w1, net.b1, net.w2[7], net.b2[7])
     assert net.evaluate(chess.Board()) == single.evaluate(chess.Board())  # 32 pieces: the last bucket
     assert net.evaluate(endgame) != single.evaluate(endgame)
 
 
-def version_2_bytes(net: Net) -> bytes:
-    """`net` (one bucket) as version 2 wrote it: no bucket count in the header."""
-    assert net.buckets == 1
-    data = net.to_bytes()[:-4]
-    body = bytearray(data[:nnue.HEADER.size] + data[nnue.HEADER.size + nnue.EXTENSION.size:])
-    struct.pack_into("<H", body, 4, 2)
-    return bytes(body) + struct.pack("<I", zlib.crc32(bytes(body)))
-
-
-def test_version_2_files_still_load_with_one_bucket(tmp_path: Path) -> None:
-    net = random_net(8, seed=3, base=nnue.BASE_CLASSICAL)
-    path = tmp_path / "v2.nnue"
-    path.write_bytes(version_2_bytes(net))
-    loaded = nnue.load(path)
-    assert loaded.buckets == 1 and loaded.base == nnue.BASE_CLASSICAL
-    for board in (chess.Board(), chess.Board("8/5k2/8/3P4/8/8/2K5/8 b - - 0 1")):
-        assert loaded.evaluate(board) == net.evaluate(board)
-
-
-def test_version_1_files_still_load_without_a_base(tmp_path: Path) -> None:
-    """Version 1 had a reserved zero where version 2 keeps the base: old nets keep their meaning."""
-    data = bytearray(version_2_bytes(random_net(8, seed=3))[:-4])
-    struct.pack_into("<H", data, 4, 1)
-    path = tmp_path / "v1.nnue"
-    path.write_bytes(bytes(data) + struct.pack("<I", zlib.crc32(bytes(data))))
-    loaded = nnue.load(path)
-    assert loaded.base == nnue.BASE_NONE
-    assert loaded.evaluate(chess.Board()) == random_net(8, seed=3).evaluate(chess.Board())
+@pytest.mark.parametrize("offset, value, refusal", [
+    (4, 2, "unsupported version 2"), (4, 1, "unsupported version 1"),
+    (6, 2, "feature set 2 \\(king buckets\\) is no longer supported"),
+    (16, 1, "base 1 \\(a correction to the classical evaluation\\) is no longer supported")])
+def test_retired_designs_are_refused_by_name(tmp_path: Path, offset: int, value: int, refusal: str) -> None:
+    """Versions 1-2, king buckets and the classical base: no bundled net uses them any more."""
+    data = bytearray(random_net(8, seed=3).to_bytes()[:-4])
+    struct.pack_into("<H", data, offset, value)
+    path = tmp_path / "retired.nnue"
+    path.write_bytes(_with_crc(bytes(data)))
+    with pytest.raises(NetError, match=refusal):
+        nnue.load(path)
 
 
 def _with_crc(body: bytes) -> bytes:

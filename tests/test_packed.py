@@ -12,8 +12,8 @@ import pytest
 
 from training import convert, packed
 from training import nnue as trainer
-from training.records import (MATE_SCORE, RECORD, RESULT_UNKNOWN, SUFFIX, SUFFIX_V1, DataFormatError, Record, chunk_name,
-                              chunk_paths, encode, read_chunk, read_raw, write_chunk)
+from training.chunks import SUFFIX, SUFFIX_V1, chunk_name, list_chunks, read_chunk, read_raw, write_chunk
+from training.records import MATE_SCORE, RECORD, RESULT_UNKNOWN, DataFormatError, Record, encode
 
 
 def _pick(board: chess.Board, rng: random.Random) -> chess.Move:
@@ -172,17 +172,17 @@ def test_convert_keeps_every_record_and_the_trainer_sees_the_same_data(tmp_path:
     shutil.copytree(old, new)
     assert convert.main([str(new)]) == 0
     assert sorted(path.name for path in new.iterdir()) == sorted(chunk_name(path) + SUFFIX for path in old.iterdir())
-    before, after = chunk_paths(old), chunk_paths(new)
+    before, after = list_chunks(old), list_chunks(new)
     assert [read_raw(a) for a in before] == [read_raw(b) for b in after]
     assert list(trainer.holdout_files(before, 0.5)) == list(trainer.holdout_files(after, 0.5))
     records_old, files_old = trainer.load_chunks(before)
     records_new, files_new = trainer.load_chunks(after)
     assert records_old.tobytes() == records_new.tobytes() and np.array_equal(files_old, files_new)
     assert convert.main([str(new)]) == 0  # resumed: nothing left to do, nothing lost
-    assert len(chunk_paths(new)) == 4
+    assert len(list_chunks(new)) == 4
 
 
 def test_a_directory_may_hold_both_versions(tmp_path: Path) -> None:
     write_chunk(tmp_path / f"play-0001{SUFFIX}", game_records(2, seed=30)[0])
     write_chunk(tmp_path / f"play-0000{SUFFIX_V1}", game_records(2, seed=31)[0])
-    assert [path.name for path in chunk_paths(tmp_path)] == [f"play-0000{SUFFIX_V1}", f"play-0001{SUFFIX}"]
+    assert [chunk.file_name for chunk in list_chunks(tmp_path)] == [f"play-0000{SUFFIX_V1}", f"play-0001{SUFFIX}"]

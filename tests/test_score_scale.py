@@ -9,7 +9,8 @@ import pytest
 
 from eval.evaluate import evaluate
 from tools import score_scale
-from training.records import Record, write_chunk
+from training.chunks import write_chunk
+from training.records import Record
 
 
 def boards(count: int, seed: int) -> list[chess.Board]:

@@ -15,13 +15,12 @@ import numpy as np
 import pytest
 
 from eval import nnue
-from eval.evaluate import evaluate as classical_evaluate
 from search.position import Position
 from training import datagen
 from training import nnue as trainer
 from training import nnue_data
-from training.records import (HEADER, RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, Record, decode, read_chunk,
-                              read_raw, write_chunk)
+from training.chunks import read_chunk, read_raw, write_chunk
+from training.records import HEADER_V1 as HEADER, RECORD_SIZE, RESULT_UNKNOWN, DataFormatError, Record
 
 VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900, chess.KING: 0}
 
@@ -135,32 +134,29 @@ def test_output_buckets_learn_what_material_changes_and_match_the_engine(tmp_pat
 def test_inputs_built_batch_by_batch_equal_the_whole_set(tmp_path: Path) -> None:
     import scipy.sparse
     data = _matrices(random_records(120, seed=12), tmp_path, "train")
-    for features in (nnue.FEATURES_768, nnue.FEATURES_KING4):
-        whole = [scipy.sparse.vstack([plain, twin], format="csr") for plain, twin in
-                 zip(trainer.feature_matrices(data, features=features),
-                     trainer.feature_matrices(data, mirror=True, features=features))]
-        inputs = trainer.Inputs(data, features)
-        rows = np.random.default_rng(1).permutation(2 * len(data))[:70]
-        for batch in (rows, rows[rows < len(data)], rows[rows >= len(data)]):
-            for built, full in zip(inputs(batch), whole):
-                assert (built != full[batch]).nnz == 0 and built.shape == full[batch].shape
+    whole = [scipy.sparse.vstack([plain, twin], format="csr") for plain, twin in
+             zip(trainer.feature_matrices(data), trainer.feature_matrices(data, mirror=True))]
+    inputs = trainer.Inputs(data)
+    rows = np.random.default_rng(1).permutation(2 * len(data))[:70]
+    for batch in (rows, rows[rows < len(data)], rows[rows >= len(data)]):
+        for built, full in zip(inputs(batch), whole):
+            assert (built != full[batch]).nnz == 0 and built.shape == full[batch].shape
 
 
-def test_the_trainer_command_writes_a_deep_bucketed_king_net(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_the_trainer_command_writes_a_deep_bucketed_net(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     data = tmp_path / "data"
     data.mkdir()
     for index in range(8):
         write_chunk(data / f"self-{index:04d}.psd.gz", random_records(40, seed=20 + index))
     out = tmp_path / "k4.nnue"
     assert trainer.main(["--data", str(data), "--out", str(out), "--hidden", "8", "--epochs", "1", "--holdout", "0.5",
-                         "--buckets", "4", "--features", "king4", "--mirror", "--correction-scale", "0.5",
+                         "--buckets", "4", "--mirror", "--correction-scale", "0.5",
                          "--layer2", "4", "--stacks", "--compare", str(nnue.BUNDLED), "--no-progress"]) == 0
     net = nnue.load(out)
-    assert (net.features, net.buckets, net.hidden, net.deep.size, net.deep.stacks) == (nnue.FEATURES_KING4, 4, 8, 4, 4)
+    assert (net.buckets, net.hidden, net.deep.size, net.deep.stacks) == (4, 8, 4, 4)
     log = capsys.readouterr().err
-    assert "--mirror ignored: king4" in log
     assert "\r" not in log and "batch/s" not in log  # --no-progress keeps the log to lines
-    assert "quantisation error on" in log and re.search(r"held-out loss as played \(correction x 0.5\): "
+    assert "quantisation error on" in log and re.search(r"held-out loss as played \(output x 0.5\): "
                                                         r"float32 0\.\d+, integer 0\.\d+", log), log
     bundled = re.escape(f"default.nnue ({nnue.bundled_net().architecture}): ")
     assert re.search(rf"held-out loss as played of .*{bundled}0\.\d+", log), log
@@ -171,7 +167,7 @@ def test_the_trainer_command_writes_a_deep_bucketed_king_net(tmp_path: Path, cap
     assert trainer.main(["--data", str(data), "--out", str(tmp_path / "tuned.nnue"), "--init", str(out)]) == 1
     assert "does not fit the net to train" in capsys.readouterr().err and not (tmp_path / "tuned.nnue").exists()
     assert trainer.main(["--data", str(data), "--out", str(tmp_path / "tuned.nnue"), "--init", str(out), "--hidden",
-                         "8", "--epochs", "1", "--holdout", "0.5", "--buckets", "4", "--features", "king4",
+                         "8", "--epochs", "1", "--holdout", "0.5", "--buckets", "4",
                          "--layer2", "4", "--stacks", "--no-progress", "--compare", str(out)]) == 0
     log = capsys.readouterr().err
     first = float(re.search(r"epoch 0: valid loss (\d\.\d+)", log).group(1))
@@ -238,63 +234,8 @@ def test_mirrored_twins_are_the_mirrored_positions(tmp_path: Path) -> None:
     boards = [record.board for record in read_chunk(tmp_path / "plain.psd.gz")]
     twins = _matrices([Record(board.transform(chess.flip_horizontal), 0, 1) for board in boards], tmp_path, "twins")
     assert len(data) == len(twins) == len(boards)
-    for features in (nnue.FEATURES_768, nnue.FEATURES_KING4):
-        for mirrored, plain in zip(trainer.feature_matrices(data, mirror=True, features=features),
-                                   trainer.feature_matrices(twins, features=features)):
-            assert (mirrored != plain).nnz == 0
-    # A king-bucket net sees a board and its mirror image alike: the twin adds nothing there.
-    for mirrored, plain in zip(trainer.feature_matrices(data, mirror=True, features=nnue.FEATURES_KING4),
-                               trainer.feature_matrices(data, features=nnue.FEATURES_KING4)):
+    for mirrored, plain in zip(trainer.feature_matrices(data, mirror=True), trainer.feature_matrices(twins)):
         assert (mirrored != plain).nnz == 0
-
-
-def test_king_bucket_features_are_the_engines(tmp_path: Path) -> None:
-    """Trained with king buckets (and mirrored twins), the engine's incremental
-    arithmetic gives the trainer's scores, whichever wing each king is on."""
-    data = _matrices(random_records(600, seed=11), tmp_path, "train")
-    net, _ = trainer.train(data, hidden=8, epochs=2, batch=128, lr=0.01, seed=1, holdout=0.1, progress=False,
-                           log=lambda line: None, residual=True, mirror=True, buckets=2,
-                           features=nnue.FEATURES_KING4)
-    quantised = trainer.quantise(net)
-    assert quantised.features == nnue.FEATURES_KING4 and quantised.w1.shape == (4 * 768, 8)
-    boards = [record.board for record in read_chunk(tmp_path / "train.psd.gz")][:80]
-    states = {quantised.king_state(board, colour) for board in boards for colour in chess.COLORS}
-    assert len(states) >= 6  # both wings, several buckets
-    stm, other = trainer.feature_matrices(data[:80], features=nnue.FEATURES_KING4)
-    expected = trainer.classical_scores(data[:80]) + trainer.quantised_cp(quantised, stm, other,
-                                                                          trainer.output_buckets(data[:80], 2))
-    assert [Position(board, quantised).evaluate() for board in boards] == list(expected)
-
-
-def test_residual_net_learns_a_correction_to_the_classical_evaluation(tmp_path: Path) -> None:
-    """With the classical base the net starts as the classical evaluation and learns what it lacks
-    (here: a knight bonus the classical terms do not have); the engine adds the same base.
-    Positions the classical evaluation calls decided are left out: there the
-    sigmoid is flat and any correction fits."""
-    def relabel(records: list[Record]) -> list[Record]:
-        out = []
-        for record in records:
-            board = record.board
-            if abs(classical_evaluate(board)) > 400:
-                continue
-            knights = len(board.pieces(chess.KNIGHT, board.turn)) - len(board.pieces(chess.KNIGHT, not board.turn))
-            out.append(Record(board, classical_evaluate(board) + 150 * knights, 1))
-        return out
-    data = _matrices(relabel(random_records(6000, seed=5)), tmp_path, "train")
-    net, stats = trainer.train(data, hidden=16, epochs=12, batch=256, lr=0.01, seed=1, holdout=0.1,
-                               progress=False, log=lambda line: None, residual=True, weight_decay=0.001)
-    assert stats["valid_loss"] < stats["valid_0"] * 0.7  # better than the classical evaluation alone
-    test = _matrices(relabel(random_records(600, seed=6)), tmp_path, "test")
-    stm, other = trainer.feature_matrices(test)
-    base = trainer.classical_scores(test)
-    correction = net.cp(stm, other)
-    assert np.corrcoef(correction, test["score"] - base)[0, 1] > 0.8
-    quantised = trainer.quantise(net)
-    assert quantised.base == nnue.BASE_CLASSICAL
-    boards = [record.board for record in read_chunk(tmp_path / "test.psd.gz")]
-    assert [classical_evaluate(board) for board in boards[:50]] == list(base[:50])
-    expected = base[:50] + trainer.quantised_cp(quantised, stm, other)[:50]
-    assert [quantised.evaluate(board) for board in boards[:50]] == list(expected)
 
 
 STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
@@ -400,28 +341,28 @@ def test_plan_interleaves_sources_and_starts_at_the_first_chunk(tmp_path: Path) 
     assert [(task.name, task.index) for task in later] == [("play-0001", 1), ("play-0002", 2)]
 
 
-def test_tree_sampler_draws_evaluated_positions_and_unhooks() -> None:
+def test_tree_sampler_draws_evaluated_positions_and_leaves_the_engine_alone() -> None:
     from search.driver import Searcher
     from search.position import Position
     from search.timeman import Limits
 
-    original = Position.evaluate
     seen: list[str] = []
-    with datagen.TreeSampler(random.Random(1)) as sampler:
-        hooked = Position.evaluate
+    sampler = datagen.TreeSampler(random.Random(1))
 
-        def spy(position: Position) -> int:
-            seen.append(position.board.fen())
-            return hooked(position)
+    class Spy(sampler.position_type):  # type: ignore[misc, valid-type]
+        __slots__ = ()
 
-        Position.evaluate = spy
-        try:
-            Searcher(1).search(chess.Board(), Limits(nodes=300))
-        finally:
-            Position.evaluate = hooked
-        drawn = sampler.take()
-    assert Position.evaluate is original
-    assert drawn is not None and drawn.fen() in seen and sampler.take() is None
+        def evaluate(self) -> int:
+            seen.append(self.board.fen())
+            return super().evaluate()
+
+    searcher = Searcher(1)
+    assert searcher.position_type is Position  # the engine's own searcher evaluates unwatched
+    searcher.position_type = Spy
+    searcher.search(chess.Board(), Limits(nodes=300))
+    assert sampler.seen == len(seen) > 10
+    drawn = sampler.take()
+    assert drawn is not None and drawn.fen() in seen and sampler.take() is None and sampler.seen == 0
 
 
 def test_targets_and_file_holdout() -> None:
@@ -484,7 +425,7 @@ def test_learning_rate_steps_down_once_or_twice() -> None:
 def test_correction_scale_shrinks_the_net_output(tmp_path: Path) -> None:
     data = _matrices(random_records(400, seed=8), tmp_path, "train")
     net, _ = trainer.train(data, hidden=8, epochs=2, batch=128, lr=0.01, seed=1, holdout=0.1,
-                           progress=False, log=lambda line: None, residual=True)
+                           progress=False, log=lambda line: None)
     stm, other = trainer.feature_matrices(data[:100])
     full = trainer.quantised_cp(trainer.quantise(net), stm, other)
     half = trainer.quantised_cp(trainer.quantise(net, correction_scale=0.5), stm, other)
@@ -567,11 +508,11 @@ def test_verify_reads_back_and_names_orphans_damage_and_miscounts(tmp_path: Path
     opening_chunk(tmp_path, "play-0003", [8, 9])  # written after the last save: an orphan
     recorded["play-0005"] = {"written": 3}  # recorded, never written
     datagen.save_provenance(tmp_path, {"chunks": recorded})
-    assert [path.name for path in verify.untracked_chunks(tmp_path)] == [
+    assert [chunk.file_name for chunk in verify.untracked_chunks(tmp_path)] == [
         "play-0001.psd.xz", "play-0002.psd.xz", "play-0003.psd.xz", "play-0004.psd.xz"]
     assert verify.main([str(tmp_path), "--untracked"]) == 1
     err = capsys.readouterr().err
-    assert "4 files read back, 3 records recorded and counted right" in err
+    assert "4 chunks read back, 3 records recorded and counted right" in err
     assert "orphans (not in provenance.json; --remove-orphans deletes them): play-0003" in err
     assert "miscounted: play-0002 (1 records, provenance says 7)" in err
     assert "unreadable: " in err and "play-0004.psd.xz" in err
@@ -585,50 +526,12 @@ def test_verify_reads_back_and_names_orphans_damage_and_miscounts(tmp_path: Path
         del recorded[name]
     datagen.save_provenance(tmp_path, {"chunks": recorded})
     assert verify.main([str(tmp_path)]) == 0
-    assert "2 files read back, 5 records recorded and counted right" in capsys.readouterr().err
+    assert "2 chunks read back, 5 records recorded and counted right" in capsys.readouterr().err
 
 
-def test_factorised_king_buckets_share_a_block_and_the_engine_plays_the_sum(tmp_path: Path) -> None:
-    """`--factorise`: the king buckets' weights are a shared 768-input block plus a
-    difference each.  The shared block's gradient is the buckets' summed (checked
-    against a finite difference); on little data it generalises better than four
-    independent copies; and the engine's arithmetic gives the trainer's scores."""
-    data = _matrices(random_records(1500, seed=14), tmp_path, "train")
-    rng = np.random.default_rng(2)
-    net = trainer.FloatNet(6, rng, residual=True, features=nnue.FEATURES_KING4, factorised=True)
-    assert not net.params["w1"].any() and net.params["wf"].shape == (768, 6)  # every bucket starts as the block
-    net.params["w1"] += rng.standard_normal(net.params["w1"].shape).astype(np.float32) * 0.05
-    net.params["w2"] *= 40
-    stm, other = trainer.feature_matrices(data[:200], features=nnue.FEATURES_KING4)
-    target, base = trainer.targets(data[:200]), trainer.classical_scores(data[:200])
-    _, grads = net.loss_and_grads(stm, other, target, base)
-    used = np.argwhere(np.abs(grads["wf"]) > np.abs(grads["wf"]).max() / 4)[:3]
-    for row, column in used:
-        step = np.float32(1e-2)
-        net.params["wf"][row, column] += step
-        up = net.loss(stm, other, target, base)
-        net.params["wf"][row, column] -= 2 * step
-        down = net.loss(stm, other, target, base)
-        net.params["wf"][row, column] += step
-        assert (up - down) / (2 * step) == pytest.approx(grads["wf"][row, column], rel=0.05)
-    runs = {factorised: trainer.train(data, hidden=8, epochs=4, batch=128, lr=0.01, seed=1, holdout=0.2,
-                                      progress=False, log=lambda line: None, residual=True,
-                                      features=nnue.FEATURES_KING4, factorised=factorised)
-            for factorised in (False, True)}
-    assert runs[True][1]["valid_loss"] < runs[False][1]["valid_loss"]
-    trained = runs[True][0]
-    quantised = trainer.quantise(trained)
-    assert np.array_equal(quantised.w1, np.round(trained.input_weights() * trainer.QA).astype(np.int16))
-    boards = [record.board for record in read_chunk(tmp_path / "train.psd.gz")][:60]
-    stm, other = trainer.feature_matrices(data[:60], features=nnue.FEATURES_KING4)
-    expected = trainer.classical_scores(data[:60]) + trainer.quantised_cp(quantised, stm, other)
-    assert [Position(board, quantised).evaluate() for board in boards] == list(expected)
-
-
-def _reference_loss(params: dict[str, np.ndarray], stm, other, target: np.ndarray, base: np.ndarray,
-                    bucket: np.ndarray) -> float:
+def _reference_loss(params: dict[str, np.ndarray], stm, other, target: np.ndarray, bucket: np.ndarray) -> float:
     """The float net's loss written out plainly in float64, dense: what `FloatNet.loss_and_grads` differentiates."""
-    w1 = params["w1"] + (np.tile(params["wf"], (params["w1"].shape[0] // nnue.INPUTS, 1)) if "wf" in params else 0)
+    w1 = params["w1"]
     a = np.concatenate([np.clip(stm.toarray() @ w1 + params["b1"], 0, 1),
                         np.clip(other.toarray() @ w1 + params["b1"], 0, 1)], axis=1)
     if "l2w" in params:  # layer stacks: each row through its bucket's layer (one stack: every row through it)
@@ -638,30 +541,25 @@ def _reference_loss(params: dict[str, np.ndarray], stm, other, target: np.ndarra
     else:
         w, b = params["w2"], params["b2"]
     out = np.sum(a * w[bucket], axis=1) + b[bucket]
-    prob = 1 / (1 + np.exp(-(out * trainer.CP_SCALE + base) / trainer.K))
+    prob = 1 / (1 + np.exp(-out * trainer.CP_SCALE / trainer.K))
     return float(np.mean((prob - target) ** 2))
 
 
-@pytest.mark.parametrize("layer2, buckets, features, stacks", [(0, 1, nnue.FEATURES_768, False),
-                                                               (4, 1, nnue.FEATURES_768, False),
-                                                               (0, 3, nnue.FEATURES_768, False),
-                                                               (4, 3, nnue.FEATURES_KING4, False),
-                                                               (4, 3, nnue.FEATURES_768, True)])
-def test_every_gradient_is_the_reference_losss_slope(tmp_path: Path, layer2: int, buckets: int, features: int,
-                                                     stacks: bool) -> None:
+@pytest.mark.parametrize("layer2, buckets, stacks", [(0, 1, False), (4, 1, False), (0, 3, False), (4, 3, False),
+                                                     (4, 3, True)])
+def test_every_gradient_is_the_reference_losss_slope(tmp_path: Path, layer2: int, buckets: int, stacks: bool) -> None:
     """Each parameter's gradient from the trainer's fast backward pass equals a
     central finite difference of the plain float64 reference loss, at the
     entries where it matters most (the largest gradients of each array)."""
     data = _matrices(random_records(300, seed=21), tmp_path, "train")[:120]
     rng = np.random.default_rng(5)
-    net = trainer.FloatNet(5, rng, residual=True, buckets=buckets, features=features, layer2=layer2,
-                           factorised=features == nnue.FEATURES_KING4, stacks=stacks)
+    net = trainer.FloatNet(5, rng, buckets=buckets, layer2=layer2, stacks=stacks)
     for key, value in net.params.items():  # away from the start's zeros, so that every path carries a gradient
         value += rng.standard_normal(value.shape).astype(np.float32) * (0.3 if key in ("w2", "w3") else 0.05)
-    stm, other = trainer.feature_matrices(data, features=features)
-    target, base = trainer.targets(data), trainer.classical_scores(data)
+    stm, other = trainer.feature_matrices(data)
+    target = trainer.targets(data)
     bucket = trainer.output_buckets(data, buckets)
-    _, grads = net.loss_and_grads(stm, other, target, base, bucket)
+    _, grads = net.loss_and_grads(stm, other, target, bucket)
     assert set(grads) == set(net.params)
     params = {key: value.astype(np.float64) for key, value in net.params.items()}
     for key, grad in grads.items():
@@ -676,9 +574,9 @@ def test_every_gradient_is_the_reference_losss_slope(tmp_path: Path, layer2: int
         for where in places:
             step = 1e-5
             params[key][where] += step
-            up = _reference_loss(params, stm, other, target, base, bucket)
+            up = _reference_loss(params, stm, other, target, bucket)
             params[key][where] -= 2 * step
-            down = _reference_loss(params, stm, other, target, base, bucket)
+            down = _reference_loss(params, stm, other, target, bucket)
             params[key][where] += step
             assert (up - down) / (2 * step) == pytest.approx(grad[where], rel=1e-3, abs=1e-9), (key, where)
 
@@ -688,35 +586,20 @@ def test_threads_share_a_batch_and_sum_to_its_gradient(tmp_path: Path) -> None:
     gradients up to rounding, uneven slices and mirrored twins included."""
     from concurrent.futures import ThreadPoolExecutor
     data = _matrices(random_records(400, seed=23), tmp_path, "train")
-    net = trainer.FloatNet(7, np.random.default_rng(3), residual=True, buckets=2, layer2=3)
+    net = trainer.FloatNet(7, np.random.default_rng(3), buckets=2, layer2=3)
     for value in net.params.values():
         value += np.random.default_rng(4).standard_normal(value.shape).astype(np.float32) * 0.05
-    inputs = trainer.Inputs(data, nnue.FEATURES_768)
-    target, base = np.tile(trainer.targets(data), 2), np.tile(trainer.classical_scores(data), 2)
+    inputs = trainer.Inputs(data)
+    target = np.tile(trainer.targets(data), 2)
     bucket = np.tile(trainer.output_buckets(data, 2), 2)
     rows = np.random.default_rng(5).permutation(2 * len(data))[:301]  # plain positions and twins, 301 rows
-    alone = trainer.batch_step(net, inputs, rows, target, base, bucket, None, 1)
+    alone = trainer.batch_step(net, inputs, rows, target, bucket, None, 1)
     with ThreadPoolExecutor(3) as pool:
-        shared = trainer.batch_step(net, inputs, rows, target, base, bucket, pool, 3)
+        shared = trainer.batch_step(net, inputs, rows, target, bucket, pool, 3)
     assert shared[0] == pytest.approx(alone[0], rel=1e-5)
     assert set(shared[1]) == set(alone[1])
     for key, grad in alone[1].items():
         assert grad.any() and np.allclose(shared[1][key], grad, rtol=1e-4, atol=1e-7 * np.abs(grad).max()), key
-
-
-def test_classical_scores_in_worker_processes_are_the_evaluations(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """Scored in slices by worker processes, every record gets its own classical evaluation, in order."""
-    from training import nnue_data
-    records = random_records(90, seed=29)
-    data = _matrices(records, tmp_path, "train")
-    monkeypatch.setattr(nnue_data, "CLASSICAL_SLICE", 20)
-    scores = nnue_data.classical_scores(data, processes=2)
-    boards = [record.board for record in read_chunk(tmp_path / "train.psd.gz")]
-    expected = {(board.board_fen(), board.turn): classical_evaluate(board) for board in boards}
-    decoded = [decode(data.tobytes(), offset).board for offset in range(0, data.nbytes, RECORD_SIZE)]
-    assert len(scores) == len(data) == len(decoded)
-    assert [float(s) for s in scores] == [float(expected[(b.board_fen(), b.turn)]) for b in decoded]
 
 
 def test_scores_of_a_large_set_come_slice_by_slice_and_equal_the_whole(tmp_path: Path,
@@ -725,7 +608,7 @@ def test_scores_of_a_large_set_come_slice_by_slice_and_equal_the_whole(tmp_path:
     sets of half a million positions took 15 GB at once): the same scores."""
     from training import nnue_net
     data = _matrices(random_records(50, seed=31), tmp_path, "train")
-    net = trainer.FloatNet(6, np.random.default_rng(7), residual=True, buckets=2, layer2=3)
+    net = trainer.FloatNet(6, np.random.default_rng(7), buckets=2, layer2=3)
     net.params["w3"] += 0.5
     quantised = trainer.quantise(net)
     stm, other = trainer.feature_matrices(data)

@@ -9,7 +9,7 @@ target `--lambda` and `--play-results` define.  So a net trained on another
 target (say with `--play-results`) is also scored on the bundled net's, and
 nets of earlier sessions on the data as it is now.
 
-    python tools/held_out_loss.py eval/default.nnue data/nets/NAME.nnue [--play-results] [--lambda 0.8]
+    python -m tools.held_out_loss eval/default.nnue OTHER.nnue [--play-results] [--lambda 0.8]
 """
 from __future__ import annotations
 
@@ -23,27 +23,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from eval import nnue  # noqa: E402
 from training.nnue import cp_as_played  # noqa: E402
-from training.nnue_data import LAMBDA, classical_scores, holdout_files, load_chunks, targets  # noqa: E402
+from training.nnue_data import LAMBDA, holdout_files, load_chunks, targets  # noqa: E402
 from training.nnue_net import played_loss  # noqa: E402
-from training.records import chunk_name, chunk_paths  # noqa: E402
+from training.chunks import chunk_name, list_chunks  # noqa: E402
 
 
-def losses(net: nnue.Net, records: np.ndarray, kinds: np.ndarray, target: np.ndarray,
-           classical: np.ndarray | None = None) -> dict[str, float]:
-    """The net's loss as played, on all `records` ("all") and on each source's.
-
-    `classical` is the records' classical evaluation, which a residual net
-    adds to its output (computed here if not given: pass it when scoring
-    several nets).
-    """
+def losses(net: nnue.Net, records: np.ndarray, kinds: np.ndarray, target: np.ndarray) -> dict[str, float]:
+    """The net's loss as played, on all `records` ("all") and on each source's."""
     cp = cp_as_played(net, records)
-    base = np.zeros(len(records))
-    if net.base == nnue.BASE_CLASSICAL:
-        base = classical if classical is not None else classical_scores(records)
-    result = {"all": played_loss(cp, base, target)}
+    result = {"all": played_loss(cp, target)}
     for kind in sorted(set(kinds.tolist())):
         chosen = kinds == kind
-        result[kind] = played_loss(cp[chosen], base[chosen], target[chosen])
+        result[kind] = played_loss(cp[chosen], target[chosen])
     return result
 
 
@@ -61,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         nets = [nnue.load(path) for path in args.nets]
     except nnue.NetError as error:
         parser.error(str(error))
-    paths = chunk_paths(args.data)
+    paths = list_chunks(args.data)
     held_paths = [path for path, held in zip(paths, holdout_files(paths, args.holdout)) if held]
     if not held_paths:
         parser.error(f"no held-out files under {args.data}")
@@ -70,10 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     target = targets(records, args.teacher_share)
     print(f"{len(records)} held-out positions from {len(held_paths)} files; target {args.teacher_share:g} teacher"
           f" + {1 - args.teacher_share:g} result{' (play results inferred)' if args.play_results else ''}")
-    # The classical evaluation of every record is the slow part: once, and only if a residual net needs it.
-    classical = classical_scores(records) if any(net.base == nnue.BASE_CLASSICAL for net in nets) else None
     for path, net in zip(args.nets, nets):
-        result = losses(net, records, kinds, target, classical)
+        result = losses(net, records, kinds, target)
         print(f"{path}: " + "  ".join(f"{kind} {loss:.6f}" for kind, loss in result.items()))
     return 0
 

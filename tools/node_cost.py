@@ -2,7 +2,7 @@
 
 A search node pays the net twice: once in `Position.push` (the accumulator
 update of the move that reached it, and its `pop`) and once in
-`Position.evaluate` (the head, plus the classical base of a residual net).
+`Position.evaluate` (the head: `eval.accumulator.Accumulator.score`).
 `bench` nps mixes both with move generation, ordering and the table; this
 script times the two operations alone, with the net and with the classical
 evaluation, on every legal move of the `bench` positions, so that the net's

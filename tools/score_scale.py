@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from eval import nnue  # noqa: E402
 from eval.evaluate import evaluate as classical_evaluate  # noqa: E402
 from training.nnue_data import holdout_files  # noqa: E402
-from training.records import MATE_SCORE, chunk_paths, read_chunk  # noqa: E402
+from training.chunks import list_chunks, read_chunk  # noqa: E402
+from training.records import MATE_SCORE  # noqa: E402
 
 #: Beyond this the scores are decided positions, where the scale matters little and outliers weigh most.
 WINDOW_CP = 1000
@@ -32,7 +33,7 @@ WINDOW_CP = 1000
 
 def held_out_scores(data: Path, net: nnue.Net, share: float, limit: int) -> np.ndarray:
     """Rows of (classical, net, teacher) for up to `limit` held-out positions, side to move's view."""
-    paths = chunk_paths(data)
+    paths = list_chunks(data)
     chosen = [path for path, held in zip(paths, holdout_files(paths, share)) if held]
     rows = []
     for path in chosen:

@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 from training.packed import pack, unpack
-from training.records import SUFFIX, SUFFIX_V1, DataFormatError, write_atomically, chunk_name, read_raw
+from training.chunks import SUFFIX, SUFFIX_V1, chunk_name, read_raw, write_atomically
+from training.records import DataFormatError
 
 
 def convert(path: Path) -> tuple[str, int, int, int]:

@@ -20,22 +20,25 @@ import sys
 from pathlib import Path
 
 from training.nnue_data import holdout_files
-from training.records import chunk_paths
+from training.chunks import Chunk, list_chunks
 
 BUNDLED_RECIPE = ["--seed", "1", "--hidden", "128", "--epochs", "10", "--lambda", "1.0", "--mirror",
                   "--weight-decay", "0.05", "--lr", "5e-4", "--correction-scale", "0.5"]
 HOLDOUT = 0.05
 
 
-def link_share(paths: list[Path], share: float, rng: random.Random, directory: Path) -> int:
+def link_share(paths: list[Chunk], share: float, rng: random.Random, directory: Path) -> int:
     """Link every held-out file and about `share` of the others into `directory`; returns the count."""
     directory.mkdir(parents=True, exist_ok=True)
-    for stale in chunk_paths(directory):
-        stale.unlink()
+    for stale in list_chunks(directory):
+        stale.source.unlink(missing_ok=True)
     count = 0
-    for path, held in zip(paths, holdout_files(paths, HOLDOUT)):
+    for chunk, held in zip(paths, holdout_files(paths, HOLDOUT)):
         if held or rng.random() < share:
-            (directory / path.name).symlink_to(path.resolve())
+            if chunk.loose:
+                (directory / chunk.file_name).symlink_to(chunk.source.resolve())
+            else:  # a chunk inside a shard: a file of its own (links need one)
+                (directory / chunk.file_name).write_bytes(chunk.read_bytes())
             count += 1
     return count
 
@@ -61,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/data-scaling"))
     args = parser.parse_args(argv)
 
-    paths = chunk_paths(args.data)
+    paths = list_chunks(args.data)
     rng = random.Random(args.seed)
     print("| share | files | distinct positions | kept epoch | held-out loss |")
     print("|---|---|---|---|---|")

@@ -70,9 +70,11 @@ import chess
 import chess.pgn
 from tqdm import tqdm
 
+from search.position import Position
 from training.cluster import ClusterError
 from training.pgn import open_pgn, white_result
-from training.records import RESULT_UNKNOWN, SUFFIX, Record, chunk_exists, write_chunk
+from training.chunks import SUFFIX, chunk_names, write_chunk
+from training.records import RESULT_UNKNOWN, Record
 from training.teacher import Label, Teacher
 
 MAX_PLIES = 240
@@ -157,32 +159,31 @@ def adjudicate(white_scores: list[int], ply: int) -> int | None:
 class TreeSampler:
     """Draws one position uniformly from those a search evaluates (reservoir sampling).
 
-    It wraps `Position.evaluate` for as long as it is entered: a training-only
-    hook, so that the engine's hot path carries no sampling code.
+    The searcher walks `position_type`, a `Position` whose `evaluate` shows
+    the sampler each position first: a training-only subclass, so that the
+    engine's hot path carries no sampling code.
     """
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.seen = 0
         self.chosen: chess.Board | None = None
-
-    def __enter__(self) -> "TreeSampler":
-        from search.position import Position
-        self._original = original = Position.evaluate
         sampler = self
 
-        def sampling_evaluate(position) -> int:
-            sampler.seen += 1
-            if sampler.rng.randrange(sampler.seen) == 0:
-                sampler.chosen = position.board.copy(stack=False)
-            return original(position)
+        class SampledPosition(Position):
+            __slots__ = ()
 
-        Position.evaluate = sampling_evaluate
-        return self
+            def evaluate(self) -> int:
+                sampler.saw(self.board)
+                return Position.evaluate(self)
 
-    def __exit__(self, *exc: object) -> None:
-        from search.position import Position
-        Position.evaluate = self._original
+        self.position_type = SampledPosition
+
+    def saw(self, board: chess.Board) -> None:
+        """One more evaluated position: it replaces the chosen one with probability 1 / (positions seen)."""
+        self.seen += 1
+        if self.rng.randrange(self.seen) == 0:
+            self.chosen = board.copy(stack=False)
 
     def take(self) -> chess.Board | None:
         chosen, self.chosen, self.seen = self.chosen, None, 0
@@ -233,6 +234,7 @@ def selfplay_game(rng: random.Random, nodes: int, tree: bool = False) -> tuple[l
 
     board = randomised_opening(rng)
     searcher = Searcher(hash_mb=4)
+    sampler = TreeSampler(rng)
     boards: list[chess.Board] = []
     white_scores: list[int] = []
     result: int | None = None
@@ -246,8 +248,8 @@ def selfplay_game(rng: random.Random, nodes: int, tree: bool = False) -> tuple[l
             break
         limits = Limits(nodes=int(nodes * rng.uniform(0.75, 1.25)))
         if tree:
-            with TreeSampler(rng) as sampler:
-                found = searcher.search(board, limits)
+            searcher.position_type = sampler.position_type
+            found = searcher.search(board, limits)
             sampled = sampler.take()
             if sampled is not None:
                 boards.append(sampled)
@@ -421,7 +423,8 @@ def main(argv: list[str] | None = None) -> int:
     sf_chunks = -(-count_pgn_games(args.pgn) // args.pgn_games) if args.pgn else 0
     tasks = plan(settings, sf_chunks, args.selfplay_chunks, args.tree_chunks, args.play_chunks, args.first_chunk)
     provenance = load_provenance(args.out)
-    pending = [task for task in tasks if not chunk_exists(args.out, task.name)]
+    made_before = chunk_names(args.out)  # loose or already packed into shards
+    pending = [task for task in tasks if task.name not in made_before]
     probe = Teacher(args.stockfish, args.depth)
     teacher_name = probe.name
     probe.close()

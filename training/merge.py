@@ -23,13 +23,12 @@ copy of the provenance in memory and would save over the merged entries.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from training.datagen import load_provenance, save_provenance
-from training.records import chunk_exists, chunk_name, chunk_paths
+from training.chunks import list_chunks, write_atomically
 from training.verify import ChunkRejected, read_back
 
 
@@ -52,21 +51,22 @@ def merge(destination: Path, sources: list[Path]) -> Merged:
     merged = Merged()
     for source in sources:
         recorded = load_provenance(source)["chunks"]
-        for path in chunk_paths(source):
-            name = chunk_name(path)
+        here = {chunk.name: chunk for chunk in list_chunks(destination)}
+        for chunk in list_chunks(source):
+            name = chunk.name
             if name not in recorded:
                 merged.orphans.append(name)
                 continue
-            if chunk_exists(destination, name) or name in provenance["chunks"]:
-                same = (destination / path.name).exists() and (destination / path.name).read_bytes() == path.read_bytes()
+            if name in here or name in provenance["chunks"]:
+                same = name in here and here[name].read_bytes() == chunk.read_bytes()
                 (merged.already if same else merged.conflicts).append(name)
                 continue
             try:
-                count = read_back(path, recorded)
+                count = read_back(chunk, recorded)
             except ChunkRejected:
                 merged.bad.append(name)
                 continue
-            shutil.copyfile(path, destination / path.name)
+            write_atomically(destination / chunk.file_name, chunk.read_bytes())
             provenance["chunks"][name] = recorded[name]
             merged.added.append(name)
             merged.records += count

@@ -7,7 +7,7 @@ numpy + scipy on the CPU: the input layer is a sparse (positions x 768)
 matrix per perspective, built batch by batch from the records (`Inputs`),
 so a batch costs two sparse-dense products forward and two backward, and
 memory stays near the records' 32 bytes a position.  `--threads` (default
-2) share each batch, and the classical base is computed by 2 processes.
+2) share each batch.
 
 Target, in win-probability space: ``LAMBDA * sigmoid(score / K) + (1 - LAMBDA) * result``
 with ``result`` 1 / 0.5 / 0 for the side to move, the teacher's score clamped
@@ -15,20 +15,14 @@ to +-SCORE_CLAMP, LAMBDA = 0.8 (mostly the teacher, whose label is exact for
 the position; the game result corrects the teacher's horizon) and K = 400 cp.
 The loss is the mean squared error between that target and
 ``sigmoid(cp / K)`` of the net's own score, so the net speaks centipawns on
-the teacher's scale.  With ``--base classical`` (the default) the score is
-the classical evaluation plus the net's output (cp = classical + output *
-CP_SCALE): the net learns a correction, initialised to zero, and decoupled
-weight decay (``--weight-decay``) pulls the weights of rarely seen features
-back to zero, so that where the data is thin the engine keeps the classical
-score instead of noise.  The epoch with the lowest held-out loss is kept.
+the teacher's scale, and decoupled weight decay (``--weight-decay``) pulls
+the weights of rarely seen features back to zero.  The epoch with the lowest
+held-out loss is kept.
 ``--layer2 L`` puts a second hidden layer of L float32 units before the
 output; ``--buckets B`` trains B output heads, one per material bucket
 (`eval.nnue`, version 3), sharing the feature transformer, and with
-``--stacks`` a second layer per bucket as well (version 4); ``--features
-king4`` gives each perspective's inputs four buckets of its own king's
-square, mirrored a-h (`eval.nnue`, feature set 2); ``--factorise`` trains
-those four copies as one shared 768-input block plus each bucket's
-difference from it (below).  ``--init NET`` starts from a net file's
+``--stacks`` a second layer per bucket as well (version 4).
+``--init NET`` starts from a net file's
 weights instead of random ones (fine-tuning: a related net in a few epochs
 instead of the whole run; `FloatNet.start_from`).
 
@@ -55,29 +49,26 @@ from pathlib import Path
 
 import numpy as np
 
-from eval.nnue import BASE_CLASSICAL, FEATURES_768, FEATURES_KING4, Net, NetError
+from eval.nnue import Net, NetError
 from eval.nnue import load as load_net
-from training.nnue_data import (K, LAMBDA, RECORD_DTYPE, SCORE_CLAMP, Inputs, classical_scores,  # noqa: F401 (re-exported)
+from training.nnue_data import (K, LAMBDA, RECORD_DTYPE, SCORE_CLAMP, Inputs,  # noqa: F401 (re-exported)
                                 feature_matrices, holdout_files, holdout_mask, load_chunks, load_records,
                                 output_buckets, piece_codes, targets)
 from training.nnue_net import (CP_SCALE, QA, QB, SLICE_ROWS, FloatNet, played_loss, quantise,  # noqa: F401 (re-exported)
                                 quantised_cp)
-from training.records import DataFormatError, chunk_name, chunk_paths
-
-#: --features names.
-FEATURE_SETS = {"768": FEATURES_768, "king4": FEATURES_KING4}
+from training.chunks import chunk_name, list_chunks
+from training.records import DataFormatError
 
 
 # --- the run ------------------------------------------------------------------
 
 def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, seed: int,
-          holdout: float = 0.05, progress: bool = True, log=print, residual: bool = False,
+          holdout: float = 0.05, progress: bool = True, log=print,
           weight_decay: float = 0.0, held: np.ndarray | None = None,
           groups: dict[str, np.ndarray] | None = None, teacher_share: float = LAMBDA,
-          mirror: bool = False, buckets: int = 1, features: int = FEATURES_768,
-          layer2: int = 0, factorised: bool = False, threads: int = 2,
+          mirror: bool = False, buckets: int = 1, layer2: int = 0, threads: int = 2,
           second_drop: bool = False, stacks: bool = False, init: Net | None = None) -> tuple[FloatNet, dict[str, float]]:
-    """Train on `records`; with `residual` the net corrects the classical evaluation.
+    """Train a net on `records`.
 
     `held` marks the validation positions (default: `holdout` of them by a
     hash of the position); `groups` names subsets whose held-out loss is
@@ -87,15 +78,14 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
     rng = np.random.default_rng(seed)
     if held is None:
         held = holdout_mask(records, holdout)
-    inputs = Inputs(records, features)
+    inputs = Inputs(records)
     target = targets(records, teacher_share)
-    base = classical_scores(records) if residual else np.zeros(len(records), dtype=np.float32)
     bucket = output_buckets(records, buckets)
     train_idx, valid_idx = np.nonzero(~held)[0], np.nonzero(held)[0]
     if mirror:  # the training positions' mirrored twins join as rows n.. 2n-1 (never the held-out ones)
-        target, base, bucket = np.concatenate([target, target]), np.concatenate([base, base]), np.concatenate([bucket, bucket])
+        target, bucket = np.concatenate([target, target]), np.concatenate([bucket, bucket])
         train_idx = np.concatenate([train_idx, train_idx + len(records)])
-    net = FloatNet(hidden, rng, residual, buckets, features, layer2, factorised, stacks)
+    net = FloatNet(hidden, rng, buckets, layer2, stacks)
     if init is not None:  # fine-tuning: epoch 0's loss is then `init`'s own (up to its quantisation)
         net.start_from(init)
     stats = {"train_positions": len(train_idx), "valid_positions": len(valid_idx)}
@@ -106,7 +96,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
         for start in range(0, len(rows), chunk):
             part = rows[start:start + chunk]
             stm, other = inputs(part)
-            total += net.loss(stm, other, target[part], base[part], bucket[part]) * len(part)
+            total += net.loss(stm, other, target[part], bucket[part]) * len(part)
         return total / len(rows)
 
     def group_losses() -> str:
@@ -119,10 +109,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
 
     if len(valid_idx):
         stats["valid_0"] = loss_of(valid_idx)
-        log(f"epoch 0: valid loss {stats['valid_0']:.6f}" + group_losses()
-            # Residual: the classical evaluation plus the untrained net's small
-            # random correction, so nets of different widths differ slightly here.
-            + ("  (the classical evaluation and the untrained net)" if residual else ""))
+        log(f"epoch 0: valid loss {stats['valid_0']:.6f}" + group_losses())
     best = (stats.get("valid_0", float("inf")), {key: value.copy() for key, value in net.params.items()}, 0)
     try:
         from tqdm import tqdm
@@ -137,7 +124,7 @@ def train(records: np.ndarray, hidden: int, epochs: int, batch: int, lr: float, 
             total = 0.0
             for start in bar:
                 chosen = order[start:start + batch]
-                loss, grads = batch_step(net, inputs, chosen, target, base, bucket, pool, threads)
+                loss, grads = batch_step(net, inputs, chosen, target, bucket, pool, threads)
                 net.adam(grads, rate, weight_decay)
                 total += loss * len(chosen)
             valid = loss_of(valid_idx) if len(valid_idx) else float("nan")
@@ -182,8 +169,7 @@ def _blas_alone(threads: int) -> contextlib.AbstractContextManager:
     return threadpool_limits(1, user_api="blas")
 
 
-def batch_step(net: FloatNet, inputs: Inputs, rows: np.ndarray, target: np.ndarray, base: np.ndarray,
-               bucket: np.ndarray, pool: ThreadPoolExecutor, threads: int) -> tuple[float, dict[str, np.ndarray]]:
+def batch_step(net: FloatNet, inputs: Inputs, rows: np.ndarray, target: np.ndarray, bucket: np.ndarray, pool: ThreadPoolExecutor, threads: int) -> tuple[float, dict[str, np.ndarray]]:
     """The loss and gradients of the batch `rows`, in `threads` slices on the pool's threads.
 
     Why threads: a step is mostly scipy's sparse products, building the
@@ -195,7 +181,7 @@ def batch_step(net: FloatNet, inputs: Inputs, rows: np.ndarray, target: np.ndarr
     """
     def one(part: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
         stm, other = inputs(part)
-        return net.loss_and_grads(stm, other, target[part], base[part], bucket[part])
+        return net.loss_and_grads(stm, other, target[part], bucket[part])
 
     if threads == 1:
         return one(rows)
@@ -209,33 +195,30 @@ def batch_step(net: FloatNet, inputs: Inputs, rows: np.ndarray, target: np.ndarr
 
 
 def cp_as_played(net: Net, records: np.ndarray) -> np.ndarray:
-    """A net file's output on `records` as the engine computes it (centipawns, before any classical base)."""
-    stm, other = feature_matrices(records, features=net.features)
+    """A net file's output on `records` as the engine computes it (centipawns)."""
+    stm, other = feature_matrices(records)
     return quantised_cp(net, stm, other, output_buckets(records, net.buckets))
 
 
 def report_held_out(net: FloatNet, quantised: Net, compared: list[Net], held: np.ndarray,
                     args: argparse.Namespace) -> None:
-    """Quantisation error, and the held-out loss as played (correction scaled) of the float32
+    """Quantisation error, and the held-out loss as played (output scaled) of the float32
     net, the integer net and each `--compare` net, all on the same positions and targets."""
-    stm, other = feature_matrices(held, features=quantised.features)
+    stm, other = feature_matrices(held)
     bucket = output_buckets(held, quantised.buckets)
-    float_cp = net.cp(stm, other, bucket) * args.correction_scale  # the base is the same in both, so it cancels
+    float_cp = net.cp(stm, other, bucket) * args.correction_scale
     integer_cp = quantised_cp(quantised, stm, other, bucket)
     error = np.abs(float_cp - integer_cp)
     print(f"quantisation error on {len(held)} held-out positions: mean {error.mean():.2f} cp, max {error.max():.1f} cp",
           file=sys.stderr)
-    classical = classical_scores(held)
     target = targets(held, args.teacher_share)
-    base = classical if quantised.base == BASE_CLASSICAL else 0.0
-    print(f"held-out loss as played (correction x {args.correction_scale:g}): "
-          f"float32 {played_loss(float_cp, base, target):.6f}, integer {played_loss(integer_cp, base, target):.6f}",
+    print(f"held-out loss as played (output x {args.correction_scale:g}): "
+          f"float32 {played_loss(float_cp, target):.6f}, integer {played_loss(integer_cp, target):.6f}",
           file=sys.stderr)
     for other_net in compared:
         cp = cp_as_played(other_net, held)
-        other_base = classical if other_net.base == BASE_CLASSICAL else 0.0
         print(f"held-out loss as played of {other_net.name} ({other_net.architecture}): "
-              f"{played_loss(cp, other_base, target):.6f}", file=sys.stderr)
+              f"{played_loss(cp, target):.6f}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -248,19 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--holdout", type=float, default=0.05)
-    parser.add_argument("--base", choices=["classical", "none"], default="classical",
-                        help="what the net's output is added to (default: the classical evaluation)")
     parser.add_argument("--lambda", dest="teacher_share", type=float, default=LAMBDA,
                         help=f"the teacher's share of the target (default {LAMBDA}; the game result has the rest)")
     parser.add_argument("--correction-scale", type=float, default=1.0,
-                        help="multiply the trained net's output by this when quantising (shrink toward the base)")
+                        help="multiply the trained net's output by this when quantising (default 1)")
     parser.add_argument("--mirror", action="store_true", help="add every training position's a<->h mirrored twin")
     parser.add_argument("--buckets", type=int, default=1, choices=range(1, 33), metavar="B",
                         help="output heads, one per material bucket (1 to 32; default 1, the single head)")
-    parser.add_argument("--features", choices=sorted(FEATURE_SETS), default="768",
-                        help="input features: 768 piece-square (default) or king4 (4 king buckets, mirrored a-h)")
-    parser.add_argument("--factorise", action="store_true",
-                        help="with king4: train a shared 768-input block plus each king bucket's difference")
     parser.add_argument("--layer2", type=int, default=0, choices=range(0, 257), metavar="L",
                         help="units of a second hidden layer (float32; default 0, none)")
     parser.add_argument("--stacks", action="store_true",
@@ -281,11 +258,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compare", action="append", default=[], type=Path, metavar="NET",
                         help="also print this net file's held-out loss as played, on the same positions")
     args = parser.parse_args(argv)
-    if args.mirror and args.features == "king4":
-        print("--mirror ignored: king4 inputs see a board and its a-h mirror image alike", file=sys.stderr)
-        args.mirror = False
-    if args.factorise and args.features != "king4":
-        print("--factorise ignored: only king4 has buckets to share a block", file=sys.stderr)
     if args.stacks and not (args.layer2 and args.buckets > 1):
         print("--stacks ignored: it needs a second layer (--layer2) and output buckets (--buckets)", file=sys.stderr)
         args.stacks = False
@@ -293,14 +265,13 @@ def main(argv: list[str] | None = None) -> int:
         compared = [load_net(path) for path in args.compare]
         init = load_net(args.init) if args.init else None
         if init is not None:  # refused before the data is read, not an hour later
-            FloatNet(args.hidden, np.random.default_rng(0), args.base == "classical", args.buckets,
-                     FEATURE_SETS[args.features], args.layer2, args.factorise, args.stacks).start_from(init)
+            FloatNet(args.hidden, np.random.default_rng(0), args.buckets, args.layer2, args.stacks).start_from(init)
     except (NetError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
 
     started = time.time()
-    paths = chunk_paths(args.data)
+    paths = list_chunks(args.data)
     try:
         records, files = load_chunks(paths, play_results=args.play_results)
     except DataFormatError as error:
@@ -311,10 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     kinds = np.array([chunk_name(path).split("-")[0] for path in paths])[files]
     groups = {kind: kinds == kind for kind in sorted(set(kinds.tolist()))}
     net, stats = train(records, args.hidden, args.epochs, args.batch, args.lr, args.seed, args.holdout,
-                       log=lambda line: print(line, file=sys.stderr), residual=args.base == "classical",
+                       log=lambda line: print(line, file=sys.stderr),
                        weight_decay=args.weight_decay, held=held, groups=groups, teacher_share=args.teacher_share,
-                       mirror=args.mirror, buckets=args.buckets, features=FEATURE_SETS[args.features],
-                       layer2=args.layer2, factorised=args.factorise, threads=args.threads,
+                       mirror=args.mirror, buckets=args.buckets, layer2=args.layer2, threads=args.threads,
                        second_drop=args.second_drop, progress=not args.no_progress, stacks=args.stacks, init=init)
     quantised = quantise(net, str(args.out), args.correction_scale)
     if held.any():

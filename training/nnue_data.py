@@ -1,8 +1,7 @@
 """The trainer's view of the labelled positions: records, targets, inputs.
 
 `training.nnue` trains on what this module makes of the chunk files: the
-de-duplicated records (`load_chunks`), the targets (`targets`), the
-classical base a residual net corrects (`classical_scores`), the held-out
+de-duplicated records (`load_chunks`), the targets (`targets`), the held-out
 split (`holdout_files`), each position's output bucket (`output_buckets`),
 and the sparse inputs of both perspectives (`feature_matrices`, built batch
 by batch by `Inputs`).  The feature indices are `eval.nnue`'s, and tests
@@ -11,15 +10,13 @@ check the engine computes the same ones.
 from __future__ import annotations
 
 import zlib
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse
 
-from eval.evaluate import evaluate as classical_evaluate
-from eval.nnue import FEATURES_768, INPUTS, KING_BUCKETS, king_state_table
-from training.records import RECORD_SIZE, RESULT_UNKNOWN, SUFFIX_V1, DataFormatError, chunk_name, decode, read_raw
+from eval.nnue import INPUTS
+from training.chunks import SUFFIX_V1, Chunk, chunk_name, read_raw
+from training.records import RECORD_SIZE, RESULT_UNKNOWN, DataFormatError
 
 #: The win-probability scale of a centipawn score (sigmoid(cp / K)).
 K = 400.0
@@ -43,7 +40,7 @@ assert RECORD_DTYPE.itemsize == RECORD_SIZE
 
 # --- data ---------------------------------------------------------------------
 
-def load_chunks(paths: list[Path], play_results: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def load_chunks(paths: list[Chunk], play_results: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """All records of the chunk files, de-duplicated (first occurrence kept), and each one's file index.
 
     With `play_results`, the records of the teacher's own games (``play``
@@ -111,7 +108,7 @@ def with_play_results(records: np.ndarray) -> np.ndarray:
     return inferred
 
 
-def load_records(paths: list[Path]) -> np.ndarray:
+def load_records(paths: list[Chunk]) -> np.ndarray:
     """All records of the chunk files, de-duplicated (first occurrence kept)."""
     return load_chunks(paths)[0]
 
@@ -128,9 +125,8 @@ def piece_codes(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, bits
 
 
-def feature_matrices(records: np.ndarray, mirror: bool = False,
-                     features: int = FEATURES_768) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
-    """Sparse inputs of the side to move's and the other side's perspective (N x 768 per king bucket each).
+def feature_matrices(records: np.ndarray, mirror: bool = False) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
+    """Sparse inputs of the side to move's and the other side's perspective (N x 768 each).
 
     With `mirror` the board is flipped from the a-file to the h-file first
     (square ^ 7): the records carry no castling rights, and chess is
@@ -146,23 +142,14 @@ def feature_matrices(records: np.ndarray, mirror: bool = False,
     colour_black = code // 6  # 0 White piece
     piece = code % 6
     black_to_move = records["turn"][rows].astype(np.int16)
-    # Each perspective's king state (`eval.nnue.king_state_table`), by record; from the squares as mirrored.
-    table = np.array(king_state_table(features), dtype=np.int64)
-    kings = np.zeros((2, n), dtype=np.int64)
-    for colour in (0, 1):
-        is_king = code == 6 * colour + 5
-        kings[colour, rows[is_king]] = squares[is_king] ^ (56 * colour)
-    states = table[kings]
-    inputs = INPUTS * KING_BUCKETS[features]
     # Perspective p (0 White, 1 Black): own pieces first, square flipped for Black.
     matrices = []
     for perspective_is_stm in (True, False):
         perspective = black_to_move if perspective_is_stm else 1 - black_to_move
-        state = states[perspective, rows]
-        oriented = np.where(perspective == 1, squares ^ 56, squares) ^ (7 * (state & 1))
-        index = INPUTS * (state >> 1) + 64 * (6 * (colour_black != perspective) + piece) + oriented
+        oriented = np.where(perspective == 1, squares ^ 56, squares)
+        index = 64 * (6 * (colour_black != perspective) + piece) + oriented
         data = np.ones(len(rows), dtype=np.float32)
-        matrices.append(scipy.sparse.csr_matrix((data, (rows, index)), shape=(n, inputs)))
+        matrices.append(scipy.sparse.csr_matrix((data, (rows, index)), shape=(n, INPUTS)))
     return matrices[0], matrices[1]
 
 
@@ -170,28 +157,6 @@ def output_buckets(records: np.ndarray, buckets: int) -> np.ndarray:
     """Each record's output bucket (`eval.nnue`): ``(pieces - 1) * buckets // 32``, kings included."""
     pieces = np.unpackbits(records["occupied"].astype("<u8").view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
     return ((np.maximum(pieces.astype(np.int64), 1) - 1) * buckets // 32).astype(np.intp)
-
-
-def classical_scores(records: np.ndarray, processes: int = 2) -> np.ndarray:
-    """The classical evaluation of every record (side to move's cp): the base a residual net corrects.
-
-    About 40 us a position in Python, so 8 minutes for 11M positions on one
-    core; large sets are scored in slices by `processes` worker processes.
-    """
-    slices = [records[start:start + CLASSICAL_SLICE].tobytes() for start in range(0, len(records), CLASSICAL_SLICE)]
-    if processes <= 1 or len(slices) <= 1:
-        return np.concatenate([_classical_slice(raw) for raw in slices] or [np.zeros(0, np.float32)])
-    with ProcessPoolExecutor(processes) as pool:
-        return np.concatenate(list(pool.map(_classical_slice, slices)))
-
-
-#: Records a worker of `classical_scores` scores at a time.
-CLASSICAL_SLICE = 200_000
-
-
-def _classical_slice(raw: bytes) -> np.ndarray:
-    return np.array([classical_evaluate(decode(raw, offset).board) for offset in range(0, len(raw), RECORD_SIZE)],
-                    dtype=np.float32)
 
 
 def targets(records: np.ndarray, teacher_share: float = LAMBDA) -> np.ndarray:
@@ -203,7 +168,7 @@ def targets(records: np.ndarray, teacher_share: float = LAMBDA) -> np.ndarray:
     return np.where(known, teacher_share * teacher + (1 - teacher_share) * result, teacher).astype(np.float32)
 
 
-def holdout_files(paths: list[Path], share: float) -> np.ndarray:
+def holdout_files(paths: list[Chunk], share: float) -> np.ndarray:
     """Chunk files held out for validation, chosen by a hash of the file's name.
 
     Whole files, so whole games: positions of one game are alike, and a net
@@ -233,19 +198,18 @@ class Inputs:
     positions would not fit in this machine's 23 GB.
     """
 
-    def __init__(self, records: np.ndarray, features: int) -> None:
+    def __init__(self, records: np.ndarray) -> None:
         self.records = records
-        self.features = features
 
     def __call__(self, rows: np.ndarray) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
         n = len(self.records)
         twin = rows >= n
         if not twin.any():
-            return feature_matrices(self.records[rows], features=self.features)
+            return feature_matrices(self.records[rows])
         if twin.all():
-            return feature_matrices(self.records[rows - n], mirror=True, features=self.features)
-        plain_stm, plain_other = feature_matrices(self.records[rows[~twin]], features=self.features)
-        twin_stm, twin_other = feature_matrices(self.records[rows[twin] - n], mirror=True, features=self.features)
+            return feature_matrices(self.records[rows - n], mirror=True)
+        plain_stm, plain_other = feature_matrices(self.records[rows[~twin]])
+        twin_stm, twin_other = feature_matrices(self.records[rows[twin] - n], mirror=True)
         back = np.argsort(np.concatenate([np.nonzero(~twin)[0], np.nonzero(twin)[0]]), kind="stable")
         return (scipy.sparse.vstack([plain_stm, twin_stm], format="csr")[back],
                 scipy.sparse.vstack([plain_other, twin_other], format="csr")[back])

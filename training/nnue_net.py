@@ -1,6 +1,6 @@
 """The float net the trainer fits, and its quantisation to the engine's integer net (`eval.nnue`).
 
-`FloatNet` is 768 (or king4) -> H x 2 [-> L] -> 1 in float32 with Adam;
+`FloatNet` is 768 -> H x 2 [-> L] -> B in float32 with Adam;
 `quantise` writes the integers the engine plays, and `quantised_cp` is the
 engine's arithmetic vectorised, so that the trainer can report what the
 quantisation costs.  `training.nnue` runs the training.
@@ -11,7 +11,7 @@ import chess
 import numpy as np
 import scipy.sparse
 
-from eval.nnue import BASE_CLASSICAL, BASE_NONE, FEATURES_768, INPUTS, KING_BUCKETS, DeepHead, Net
+from eval.nnue import INPUTS, DeepHead, Net
 from training.nnue_data import K
 
 #: A net's output unit in centipawns.
@@ -31,33 +31,14 @@ class FloatNet:
     (`layer2` = L units) they are "l2w" (S x 2H x L), "l2b" (S x L) and then
     "w3", "b3", where S is 1, or B with `stacks` (a second layer per output
     bucket, `eval.nnue_layers`).
-
-    With `factorised` king buckets, "wf" (768 x H) is a block every king
-    bucket shares, and "w1" holds each bucket's difference from it: the
-    input weights are ``w1 + wf`` repeated per bucket (`input_weights`).
-    Why: with four king buckets each input weight sees about a quarter of
-    the positions, and on 5.8M positions the plain king4 net overfitted
-    (held-out 0.0040 against the 768-input net's 0.0033, session 28); the
-    shared block learns from every position, as the 768-input net does, and
-    the differences only where the data asks for them.  Stockfish's trainer
-    calls these "virtual" (factorised) features.  The engine never sees the
-    split: `quantise` writes the summed weights.
     """
 
-    def __init__(self, hidden: int, rng: np.random.Generator, residual: bool = False, buckets: int = 1,
-                 features: int = FEATURES_768, layer2: int = 0, factorised: bool = False,
+    def __init__(self, hidden: int, rng: np.random.Generator, buckets: int = 1, layer2: int = 0,
                  stacks: bool = False) -> None:
-        # A residual net starts near zero (the base alone); a plain one needs
-        # larger output weights to move at all.  Every bucket starts alike.
-        self.residual = residual
-        self.features = features
-        w1 = (rng.standard_normal((INPUTS * KING_BUCKETS[features], hidden)) * 0.05).astype(np.float32)  # drawn first
-        scale = 0.005 if residual else 0.05
+        # Every bucket starts alike.
+        w1 = (rng.standard_normal((INPUTS, hidden)) * 0.05).astype(np.float32)  # drawn first
+        scale = 0.05
         self.params = {"w1": w1, "b1": np.full(hidden, 0.1, dtype=np.float32)}
-        self.factorised = factorised and KING_BUCKETS[features] > 1
-        if self.factorised:  # every bucket starts as the shared block: the differences start at zero
-            self.params["wf"] = w1[:INPUTS].copy()
-            w1[:] = 0
         if layer2:  # every stack starts alike
             l2w = (rng.standard_normal((2 * hidden, layer2)) / np.sqrt(2 * hidden)).astype(np.float32)
             layers = buckets if stacks else 1
@@ -78,23 +59,19 @@ class FloatNet:
         `stacks` each bucket's layer starts as `net`'s shared one, and the
         epochs teach the buckets apart; training from random weights would
         redo the whole hour to get back to where `net` is.  The architecture
-        must match (raises ValueError naming what differs).  A residual
-        net's output scale is not stored in its file, so its correction
-        starts as it was played.
+        must match (raises ValueError naming what differs).
         """
         layers = self.stacks
-        mine = (self.features, self.hidden, self.buckets, self.layer2, BASE_CLASSICAL if self.residual else BASE_NONE)
-        theirs = (net.features, net.hidden, net.buckets, 0 if net.deep is None else net.deep.size, net.base)
+        mine = (self.hidden, self.buckets, self.layer2)
+        theirs = (net.hidden, net.buckets, 0 if net.deep is None else net.deep.size)
         if (mine != theirs or (net.deep is not None and net.deep.stacks not in (1, layers))
                 or (net.qa, net.qb, net.cp_scale) != (QA, QB, CP_SCALE)):
-            raise ValueError(f"{net.name} ({net.architecture}, base {net.base}) does not fit the net to train "
-                             f"(features {mine[0]}, hidden {mine[1]}, buckets {mine[2]}, layer2 {mine[3]}, "
-                             f"base {mine[4]}, stacks {layers}, qa {QA}, qb {QB}, cp_scale {CP_SCALE})")
+            raise ValueError(f"{net.name} ({net.architecture}) does not fit the net to train "
+                             f"(hidden {mine[0]}, buckets {mine[1]}, layer2 {mine[2]}, "
+                             f"stacks {layers}, qa {QA}, qb {QB}, cp_scale {CP_SCALE})")
         p = self.params
         p["w1"] = (net.w1 / QA).astype(np.float32)
         p["b1"] = (net.b1 / QA).astype(np.float32)
-        if self.factorised:  # the sum is the net's; the shared block starts empty
-            p["wf"] = np.zeros_like(p["wf"])
         if net.deep is None:
             p["w2"] = (net.w2 / QB).astype(np.float32)
             p["b2"] = (np.array(net.b2, dtype=np.float64) / (QA * QB)).astype(np.float32)
@@ -109,13 +86,6 @@ class FloatNet:
     @property
     def hidden(self) -> int:
         return self.params["b1"].shape[0]
-
-    def input_weights(self) -> np.ndarray:
-        """The feature transformer's weights as the engine uses them (shared block added back when factorised)."""
-        w1 = self.params["w1"]
-        if not self.factorised:
-            return w1
-        return w1 + np.tile(self.params["wf"], (w1.shape[0] // INPUTS, 1))
 
     @property
     def layer2(self) -> int:
@@ -182,7 +152,7 @@ class FloatNet:
         plain version.
         """
         both = scipy.sparse.vstack([stm, other], format="csr")
-        a = both @ self.input_weights()
+        a = both @ self.params["w1"]
         a += self.params["b1"]
         np.clip(a, 0, 1, out=a)
         return both, a
@@ -205,11 +175,11 @@ class FloatNet:
                 z[rows] = mine[rows] @ l2w[stack, :h] + theirs[rows] @ l2w[stack, h:] + l2b[stack]
         return self._out([np.clip(z, 0, 1)], bucket), (both, a, z, stacks)
 
-    def loss_and_grads(self, stm, other, target: np.ndarray, base: np.ndarray,
+    def loss_and_grads(self, stm, other, target: np.ndarray,
                        bucket: np.ndarray | None = None) -> tuple[float, dict[str, np.ndarray]]:
-        """Loss and gradients on a batch; `base` is the cp the output is added to (zeros: no base)."""
+        """Loss and gradients on a batch."""
         out, (both, a, z, stacks) = self.forward(stm, other, bucket)
-        prob = 1 / (1 + np.exp(-(out * CP_SCALE + base) / K))
+        prob = 1 / (1 + np.exp(-out * CP_SCALE / K))
         diff = prob - target
         loss = float(np.mean(diff * diff))
         g_out = (2 / len(target)) * diff * prob * (1 - prob) * (CP_SCALE / K)
@@ -238,21 +208,19 @@ class FloatNet:
             g_a = np.concatenate(g_parts).astype(np.float32, copy=False)
         g_a *= (a > 0) & (a < 1)  # the clip passes the gradient inside (0, 1) only
         grads["w1"] = np.asarray(both.T @ g_a, dtype=np.float32)
-        if self.factorised:  # the shared block is in every bucket: its gradient is theirs summed
-            grads["wf"] = grads["w1"].reshape(-1, INPUTS, h).sum(axis=0)
         grads["b1"] = g_a.sum(axis=0)
         return loss, {key: value.astype(np.float32, copy=False) for key, value in grads.items()}
 
-    def loss(self, stm, other, target: np.ndarray, base: np.ndarray, bucket: np.ndarray | None = None) -> float:
+    def loss(self, stm, other, target: np.ndarray, bucket: np.ndarray | None = None) -> float:
         """The mean loss on these positions, scored a slice at a time (`cp`)."""
-        return played_loss(self.cp(stm, other, bucket), base, target)
+        return played_loss(self.cp(stm, other, bucket), target)
 
     def adam(self, grads: dict[str, np.ndarray], lr: float, weight_decay: float = 0.0,
              beta1: float = 0.9, beta2: float = 0.999) -> None:
         """One Adam step, with decoupled weight decay (AdamW) on the weights, not the biases."""
         self.steps += 1
         if weight_decay:
-            for key in ("w1", "wf", "w2", "l2w", "w3"):
+            for key in ("w1", "w2", "l2w", "w3"):
                 if key in self.params:
                     self.params[key] *= 1 - lr * weight_decay
         for key, grad in grads.items():
@@ -264,7 +232,7 @@ class FloatNet:
             m_hat = m / (1 - beta1 ** self.steps)
             v_hat = v / (1 - beta2 ** self.steps)
             self.params[key] -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
-        # Keep the quantised weights within int16 (`quantise` clips the factorised sum).
+        # Keep the quantised weights within int16.
         np.clip(self.params["w1"], -32767 / QA, 32767 / QA, out=self.params["w1"])
         if "w2" in self.params:
             np.clip(self.params["w2"], -32767 / QB, 32767 / QB, out=self.params["w2"])
@@ -275,18 +243,10 @@ class FloatNet:
 
 
 def quantise(net: FloatNet, name: str = "<trained>", correction_scale: float = 1.0) -> Net:
-    """The integer net; its output (the correction, for a residual net) multiplied by `correction_scale`.
-
-    Why a scale: a residual net's correction is right on average and noisy
-    position by position, and a search picks the moves whose noise is most
-    favourable.  Shrinking the correction toward the classical base trades a
-    little of its average gain for much less noise; at 3,000 nodes a
-    half-scaled net played far better than the full one (docs/nnue.md).
-    """
+    """The integer net; its output multiplied by `correction_scale` (1: as trained)."""
     p = net.params
-    first = dict(hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE, base=BASE_CLASSICAL if net.residual else BASE_NONE,
-                 features=net.features, name=name,
-                 w1=np.round(np.clip(net.input_weights(), -32767 / QA, 32767 / QA) * QA).astype(np.int16),
+    first = dict(hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE, name=name,
+                 w1=np.round(np.clip(p["w1"], -32767 / QA, 32767 / QA) * QA).astype(np.int16),
                  b1=np.round(p["b1"] * QA).astype(np.int16))
     if net.layer2:  # the layers after the accumulators stay float32
         deep = DeepHead(p["l2w"], p["l2b"], p["w3"] * correction_scale, p["b3"] * correction_scale)
@@ -295,9 +255,9 @@ def quantise(net: FloatNet, name: str = "<trained>", correction_scale: float = 1
                b2=tuple(int(round(float(b) * QA * QB * correction_scale)) for b in p["b2"]))
 
 
-def played_loss(cp: np.ndarray, base: np.ndarray | float, target: np.ndarray) -> float:
-    """The loss of centipawn scores added to `base` (a residual net's classical evaluation; 0 for the net alone)."""
-    return float(np.mean((1 / (1 + np.exp(-(base + cp) / K)) - target) ** 2))
+def played_loss(cp: np.ndarray, target: np.ndarray) -> float:
+    """The loss of centipawn scores against the targets (win probabilities)."""
+    return float(np.mean((1 / (1 + np.exp(-cp / K)) - target) ** 2))
 
 
 #: Positions scored at a time by `FloatNet.cp` and `quantised_cp`.

@@ -1,16 +1,8 @@
-"""Labelled training positions: the record, and the chunk files that hold them.
+"""Labelled training positions: the 32-byte record every chunk format decodes to.
 
-Two chunk formats, told apart by the file's suffix and then its magic:
-
-* version 2, ``<chunk>.psd.xz`` (`training.packed`): what `write_chunk`
-  writes; positions stored as the moves between them, about 4.6 bytes a
-  position;
-* version 1, ``<chunk>.psd.gz`` (below): 32 bytes a record before gzip,
-  about 13 after.  Still read, so that data made before version 2 loads
-  until `training.convert` has turned it into version 2.
-
-Both decode to the same 32-byte records, which are what the rest of
-`training` works on (the trainer reads them with one numpy `frombuffer`).
+The rest of `training` works on these records (the trainer reads them with
+one numpy `frombuffer`); `training.chunks` stores them in files and shards,
+`training.packed` compresses them as the moves between positions.
 
 A version 1 chunk file is gzip-compressed and holds a 16-byte header followed by
 fixed-size 32-byte records, all little-endian:
@@ -43,28 +35,22 @@ whole chunk with one `frombuffer` call.
 """
 from __future__ import annotations
 
-import gzip
-import lzma
 import struct
-import zlib
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterable
 
 import chess
 
-#: A chunk file's suffixes: version 2 (written) and version 1 (read only).
-SUFFIX, SUFFIX_V1 = ".psd.xz", ".psd.gz"
-MAGIC = b"PSTD"
-VERSION = 1
+#: The version 1 chunk file's header (`training.chunks`).
+MAGIC_V1 = b"PSTD"
+VERSION_V1 = 1
 RECORD_SIZE = 32
-HEADER = struct.Struct("<4sHHII")
+HEADER_V1 = struct.Struct("<4sHHII")
 RECORD = struct.Struct("<Q16shBBHBB")
 #: Stored in place of a mate score (any mate, either distance).
 MATE_SCORE = 20000
 #: `Record.result` of a position whose game result says nothing about it.
 RESULT_UNKNOWN = 3
-assert HEADER.size == 16 and RECORD.size == RECORD_SIZE
+assert HEADER_V1.size == 16 and RECORD.size == RECORD_SIZE
 
 
 class DataFormatError(ValueError):
@@ -129,89 +115,3 @@ def decode(data: bytes, offset: int = 0, name: str = "<bytes>", base: int = 0) -
     board.fullmove_number = fullmove
     board.halfmove_clock = halfmove
     return Record(board, score, result)
-
-
-def chunk_name(path: Path) -> str:
-    """The chunk's name, e.g. ``play-0042``, whichever version its file is."""
-    name = Path(path).name
-    for suffix in (SUFFIX, SUFFIX_V1):
-        if name.endswith(suffix):
-            return name[:-len(suffix)]
-    return name
-
-
-def chunk_paths(directory: Path) -> list[Path]:
-    """Every chunk file of a directory, in the order of their names (either version)."""
-    directory = Path(directory)
-    return sorted([*directory.glob("*" + SUFFIX), *directory.glob("*" + SUFFIX_V1)], key=chunk_name)
-
-
-def chunk_exists(directory: Path, name: str) -> bool:
-    """Whether chunk `name` has a file in `directory`, in either version."""
-    return any((Path(directory) / (name + suffix)).exists() for suffix in (SUFFIX, SUFFIX_V1))
-
-
-def write_chunk(path: Path, records: Iterable[Record]) -> int:
-    """Write records to `path` atomically (a temporary name, then rename); returns the count.
-
-    A ``.psd.xz`` path gets version 2, anything else version 1 (kept for
-    the tests of the version 1 reader).
-    """
-    body = b"".join(encode(record) for record in records)
-    path = Path(path)
-    if path.name.endswith(SUFFIX):
-        from training.packed import pack  # packed builds on this module's record layout
-        write_atomically(path, pack(body))
-        return len(body) // RECORD_SIZE
-    count = len(body) // RECORD_SIZE
-    header = HEADER.pack(MAGIC, VERSION, RECORD_SIZE, count, zlib.crc32(body))
-    # mtime=0 (and gzip's stored name, the temporary one): the same records
-    # under the same name give the same bytes, whenever they are written.
-    write_atomically(path, gzip.compress(header + body, 9, mtime=0))
-    return count
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write `data` under a temporary name, then rename: a reader never sees half a file."""
-    partial = path.with_name(path.name + ".part")
-    partial.write_bytes(data)
-    partial.replace(path)
-
-
-def read_raw(path: Path) -> bytes:
-    """The validated record bytes of a chunk file of either version (header and CRC checked)."""
-    name = str(path)
-    xz = name.endswith(SUFFIX)
-    try:
-        data = lzma.decompress(Path(path).read_bytes()) if xz else gzip.decompress(Path(path).read_bytes())
-    except (OSError, EOFError, zlib.error, lzma.LZMAError) as error:
-        raise DataFormatError(f"{name}: cannot decompress ({error})") from None
-    if xz:
-        from training.packed import unpack
-        return unpack(data, name)
-    return _unpack_v1(data, name)
-
-
-def _unpack_v1(data: bytes, name: str) -> bytes:
-    if len(data) < HEADER.size:
-        raise DataFormatError(f"{name}: truncated header at offset 0 ({len(data)} bytes)")
-    magic, version, size, count, crc = HEADER.unpack_from(data)
-    if magic != MAGIC:
-        raise DataFormatError(f"{name}: bad magic {magic!r} at offset 0")
-    if version != VERSION or size != RECORD_SIZE:
-        raise DataFormatError(f"{name}: unsupported version {version} / record size {size} at offset 4")
-    body = data[HEADER.size:]
-    if len(body) != count * RECORD_SIZE:
-        whole = len(body) // RECORD_SIZE
-        raise DataFormatError(
-            f"{name}: truncated at offset {HEADER.size + whole * RECORD_SIZE}: header promises {count} records, "
-            f"the file holds {len(body) / RECORD_SIZE:.2f}")
-    if zlib.crc32(body) != crc:
-        raise DataFormatError(f"{name}: checksum mismatch over the records at offset {HEADER.size}")
-    return body
-
-
-def read_chunk(path: Path) -> list[Record]:
-    """Every record of a chunk file, each validated."""
-    body = read_raw(path)
-    return [decode(body, offset, str(path), HEADER.size) for offset in range(0, len(body), RECORD_SIZE)]

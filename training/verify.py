@@ -1,11 +1,11 @@
 """Read a data folder's chunks back and check them against its provenance.
 
-    python -m training.verify data/nnue              # every chunk file
-    python -m training.verify data/nnue --untracked  # only the files git does not track yet
+    python -m training.verify data/nnue              # every chunk, loose or in a shard
+    python -m training.verify data/nnue --untracked  # only the files (chunks, shards) git does not track yet
     python -m training.verify data/nnue --untracked --remove-orphans
 
 Run before committing new chunks: each file is decoded record by record
-(`training.records.read_chunk`: header, checksum and every record checked)
+(`training.chunks.read_chunk`: header, checksum and every record checked)
 and its count compared with what `provenance.json` recorded for it.  A file
 that provenance does not name is an *orphan*: the generator was stopped after
 writing it and before saving the provenance, so nothing vouches for it; a
@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from training.datagen import load_provenance
-from training.records import DataFormatError, chunk_name, chunk_paths, read_chunk
+from training.chunks import Chunk, chunk_name, list_chunks, read_chunk
+from training.records import DataFormatError
 
 
 class ChunkRejected(Exception):
@@ -41,8 +42,8 @@ class ChunkRejected(Exception):
         self.kind = kind
 
 
-def read_back(path: Path, recorded: dict[str, dict]) -> int:
-    """Decode one chunk file record by record and return its count if provenance vouches for it.
+def read_back(path: Chunk | Path, recorded: dict[str, dict]) -> int:
+    """Decode one chunk record by record and return its count if provenance vouches for it.
 
     The one check both the read-back and `training.merge` apply, so a chunk
     that would fail here is never merged.
@@ -75,33 +76,41 @@ class Verified:
         return not (self.orphans or self.unreadable or self.miscounted or self.missing)
 
 
-def untracked_chunks(directory: Path) -> list[Path]:
-    """The chunk files of `directory` that git does not track yet (what a data commit would add)."""
+def untracked_chunks(directory: Path) -> list[Chunk]:
+    """The chunks of `directory` in files git does not track yet, loose or in shards (what a data commit would add)."""
     listed = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "-z", "--", "."],
                             cwd=directory, capture_output=True, check=True).stdout
     names = {Path(name).name for name in listed.decode().split("\0") if name}
-    return [path for path in chunk_paths(directory) if path.name in names]
+    return [chunk for chunk in list_chunks(directory) if chunk.source.name in names]
 
 
-def verify(directory: Path, paths: list[Path] | None = None, remove_orphans: bool = False) -> Verified:
-    """Read back `paths` (default: every chunk of `directory`) and compare each with the provenance."""
+def verify(directory: Path, chunks: list[Chunk] | None = None, remove_orphans: bool = False) -> Verified:
+    """Read back `chunks` (default: every chunk of `directory`) and compare each with the provenance.
+
+    A chunk held twice (loose and in a shard, or in two shards) counts as
+    miscounted: a trainer would read its records twice.
+    """
     recorded = load_provenance(directory)["chunks"]
-    whole = paths is None
-    paths = chunk_paths(directory) if paths is None else paths
+    whole = chunks is None
+    chunks = list_chunks(directory) if chunks is None else chunks
     verified = Verified()
-    for path in paths:
+    seen: set[str] = set()
+    for chunk in chunks:
         verified.files += 1
+        if chunk.name in seen:
+            verified.miscounted.append(f"{chunk} (chunk {chunk.name} is held twice)")
+            continue
+        seen.add(chunk.name)
         try:
-            verified.records += read_back(path, recorded)
+            verified.records += read_back(chunk, recorded)
         except ChunkRejected as rejected:
-            if rejected.kind == "orphan" and remove_orphans:
-                path.unlink()
+            if rejected.kind == "orphan" and remove_orphans and chunk.loose:
+                chunk.source.unlink()
                 continue
             {"orphan": verified.orphans, "unreadable": verified.unreadable,
              "miscounted": verified.miscounted}[rejected.kind].append(str(rejected))
     if whole:
-        present = {chunk_name(path) for path in paths}
-        verified.missing = sorted(name for name in recorded if name not in present)
+        verified.missing = sorted(name for name in recorded if name not in seen)
     return verified
 
 
@@ -114,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     paths = untracked_chunks(args.directory) if args.untracked else None
     verified = verify(args.directory, paths, args.remove_orphans)
-    print(f"{verified.files} files read back, {verified.records} records recorded and counted right", file=sys.stderr)
+    print(f"{verified.files} chunks read back, {verified.records} records recorded and counted right", file=sys.stderr)
     for label, names in (("orphans (not in provenance.json; --remove-orphans deletes them)", verified.orphans),
                          ("unreadable", verified.unreadable), ("miscounted", verified.miscounted),
                          ("recorded but missing", verified.missing)):
