@@ -24,7 +24,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask distributed (the `cluster` extra) is not installed")
 
-from training import cluster, datagen, datagen_cluster  # noqa: E402
+from tools import cluster
+from training import datagen, datagen_cluster  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
@@ -199,7 +200,7 @@ def test_a_worker_that_joined_late_checks_itself_before_its_first_chunk(tmp_path
     other = datagen_cluster.Facts(reference.host, "Stockfish 99", None, reference.source, None)
     datagen_cluster._teachers.clear()
     with pytest.raises(cluster.WorkerRefused, match="the client's teacher is 'Stockfish 99'"):
-        datagen_cluster.make_chunk(datagen.Task("play-0000", "play", 0), settings, other)
+        datagen_cluster.make_chunk(datagen.Task("play-0000", "play", 0), settings, other, datagen.make_chunk)
     assert not list(tmp_path.iterdir())
 
 

@@ -23,14 +23,13 @@ import pytest
 
 pytest.importorskip("distributed", reason="Dask distributed (the `cluster` extra) is not installed")
 
-from tests.conftest import REPO_ROOT  # noqa: E402
-from tests.test_cluster import LocalCluster, local_cluster  # noqa: E402,F401  (the fixture)
+from tests.conftest import REPO_ROOT
+from tests.test_cluster import LocalCluster, local_cluster  # noqa: F401  (the fixture)
 
-sys.path.insert(0, str(REPO_ROOT / "tools"))
-import match  # noqa: E402
-import match_cluster  # noqa: E402
-from match_game import EngineSpec, Job  # noqa: E402
-from training import cluster  # noqa: E402
+from tools import match
+from tools import match_cluster
+from tools.match_game import EngineSpec, Job
+from tools import cluster
 
 FAKE = REPO_ROOT / "tests" / "fake_uci.py"
 

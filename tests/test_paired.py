@@ -9,8 +9,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 
-sys.path.insert(0, str(REPO_ROOT / "tools"))
-import paired  # noqa: E402
+from tools import paired
 
 
 def log(results: list[str], first: str = "ps", second: str = "sf") -> str:

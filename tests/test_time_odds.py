@@ -6,8 +6,7 @@ import sys
 
 from tests.conftest import REPO_ROOT
 
-sys.path.insert(0, str(REPO_ROOT / "tools"))
-from time_odds import scale_go  # noqa: E402
+from tools.time_odds import scale_go
 
 #: A stand-in engine that reports every line it receives, then exits on quit.
 ECHO_ENGINE = (

@@ -9,8 +9,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import REPO_ROOT
 
-sys.path.insert(0, str(REPO_ROOT / "tools"))
-from common import Clock, adjudicate, parse_tc  # noqa: E402
+from tools.common import Clock, adjudicate, parse_tc
 
 
 def test_time_controls_parse_with_and_without_moves_to_go() -> None:
@@ -57,7 +56,7 @@ SCORE_LISTS = (st.lists(st.sampled_from([-10, 0, 10, 10, -10, 0, 11, -11]), max_
 @example(scores=[-1000] * 4, ply=10)
 @example(scores=[999] + [1000] * 3, ply=10)
 def test_datagen_adjudicates_its_self_play_like_the_tools(scores: list[int], ply: int) -> None:
-    """training/datagen.py keeps its own copy of the adjudication rule (tools/ is not a package): the same verdicts."""
+    """training/datagen.py adjudicates its self-play with the tools' rule, its own thresholds and result scale."""
     from training import datagen
 
     verdict = adjudicate(scores, ply, resign_score=datagen.RESIGN_SCORE, resign_plies=datagen.RESIGN_PLIES,
@@ -66,7 +65,7 @@ def test_datagen_adjudicates_its_self_play_like_the_tools(scores: list[int], ply
 
 
 def test_elo_is_zero_at_an_even_score_and_antisymmetric() -> None:
-    from common import elo
+    from tools.common import elo
 
     assert elo(0.5) == 0
     assert abs(elo(0.75) + elo(0.25)) < 1e-9
@@ -74,8 +73,8 @@ def test_elo_is_zero_at_an_even_score_and_antisymmetric() -> None:
 
 
 def test_pentanomial_statistics_and_pooling_follow_the_pair_scores() -> None:
-    from common import pentanomial
-    from elo import pooled
+    from tools.common import pentanomial
+    from tools.elo import pooled
 
     pairs, mean, se = pentanomial([0, 0, 10, 0, 0])
     assert (pairs, mean, se) == (10, 0.5, 0.0)
@@ -88,7 +87,7 @@ def test_pentanomial_statistics_and_pooling_follow_the_pair_scores() -> None:
 
 
 def test_sprt_llr_reproduces_the_shared_runner_and_leans_with_the_score() -> None:
-    from common import sprt_bounds, sprt_llr
+    from tools.common import sprt_bounds, sprt_llr
 
     # Session 17's Threads 2 vs 1 run: match.py --sprt 0 15 printed LLR +2.48.
     assert round(sprt_llr([7, 13, 31, 28, 21], 0, 15), 2) == 2.48

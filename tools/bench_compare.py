@@ -10,7 +10,7 @@ bench positions and keeps the fastest; the fastest run of each tree is the
 one the machine disturbed least (timeit's advice), and interleaving gives
 each tree the same share of the machine's good and bad minutes.
 
-    python tools/bench_compare.py OLD_TREE NEW_TREE [--depth 4] [--rounds 3] [--repeat 3]
+    python -m tools.bench_compare OLD_TREE NEW_TREE [--depth 4] [--rounds 3] [--repeat 3]
 
 A tree is a checkout (`git worktree add --detach /tmp/old HEAD~1`); each is
 searched with its own code and its own bundled net, with the interpreter
@@ -23,10 +23,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: Run inside each tree: prints "nodes seconds", the fastest of `repeat` bench runs.
+#: Run inside each tree (`python -c` puts the working directory first on the path, so the
+#: tree's own packages load): prints "nodes seconds", the fastest of `repeat` bench runs.
 _PROBE = """
-import sys
-sys.path.insert(0, ".")
 from eval.nnue import default_net
 from uci_engine.diagnostics import bench
 net = default_net()

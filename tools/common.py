@@ -1,7 +1,7 @@
 """What the tools share: starting engines, clocks, openings, adjudication, Elo maths.
 
-Imported by the tools of this folder, which are run as scripts (`python
-tools/match.py ...`), so this folder is on `sys.path`.  Two ways to drive an
+Imported by the other tools of this package (run as `python -m tools.match
+...` from the checkout's root).  Two ways to drive an
 engine live here: `open_engine` (python-chess's UCI client, for playing
 games: match.py, selfplay.py, clock.py) and `RawEngine` (the bare pipe, line
 by line with arrival times, for measuring the protocol itself: latency.py,
@@ -185,6 +185,33 @@ def elo(score: float) -> float:
     """Logistic Elo difference of an expected score (0..1, clamped away from the ends)."""
     score = min(max(score, 1e-6), 1 - 1e-6)
     return -400 * math.log10(1 / score - 1)
+
+
+def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's interval of a mean game score over `games` games (95% by default).
+
+    What a match reports when the pair variance is zero (every game won, lost
+    or drawn): the normal interval then has no width, Wilson's still does.
+    """
+    if games <= 0:
+        return 0.0, 1.0
+    centre = score + z * z / (2 * games)
+    spread = z * math.sqrt(score * (1 - score) / games + z * z / (4 * games * games))
+    scale = 1 + z * z / games
+    return max(0.0, (centre - spread) / scale), min(1.0, (centre + spread) / scale)
+
+
+def elo_text(score: float, low: float, high: float) -> str:
+    """Elo of a score with its interval's ends (scores), e.g. "+65.9 [-37.5, +182.8] (95%)".
+
+    A one-sided result (every game won, or every game lost) has no finite
+    Elo: it is given as the bound the interval allows, "> +127.3 (95%)".
+    """
+    if score >= 1.0:
+        return f"> {elo(low):+.1f} (95% lower bound: every game won)"
+    if score <= 0.0:
+        return f"< {elo(high):+.1f} (95% upper bound: every game lost)"
+    return f"{elo(score):+.1f} [{elo(low):+.1f}, {elo(high):+.1f}] (95%)"
 
 
 def _pair_moments(penta: Sequence[int]) -> tuple[int, float, float]:

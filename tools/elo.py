@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Pool pentanomial results of several match runs into one Elo estimate.
 
-    python tools/elo.py --penta 9,18,41,10,22 --penta 7,20,40,12,21 [--sprt 0 15]
+    python -m tools.elo --penta 9,18,41,10,22 --penta 7,20,40,12,21 [--sprt 0 15]
 
 Each --penta is a match.py line "pentanomial [LL, LD, DD/WL, WD, WW]" (game
 pairs scoring 0, 0.5, 1, 1.5, 2 points for the first engine).  The statistics
@@ -14,13 +14,22 @@ from __future__ import annotations
 
 import argparse
 
-from common import elo, pentanomial, sprt_bounds, sprt_llr
+from tools.common import elo, elo_text, pentanomial, sprt_bounds, sprt_llr, wilson
+
+
+def pooled_scores(pentas: list[list[int]]) -> tuple[int, float, float, float]:
+    """(pairs, score, score_low, score_high) of the summed pentanomial counts (Wilson's interval where
+    every pair scored alike, so that the interval keeps a width)."""
+    pairs, mean, se = pentanomial([sum(column) for column in zip(*pentas)])
+    if se > 0:
+        return pairs, mean, mean - 1.96 * se, mean + 1.96 * se
+    return (pairs, mean, *wilson(mean, 2 * pairs))
 
 
 def pooled(pentas: list[list[int]]) -> tuple[int, float, float, float, float]:
     """(pairs, score, elo, elo_low, elo_high) of the summed pentanomial counts."""
-    pairs, mean, se = pentanomial([sum(column) for column in zip(*pentas)])
-    return pairs, mean, elo(mean), elo(mean - 1.96 * se), elo(mean + 1.96 * se)
+    pairs, mean, low, high = pooled_scores(pentas)
+    return pairs, mean, elo(mean), elo(low), elo(high)
 
 
 def main() -> None:
@@ -29,10 +38,10 @@ def main() -> None:
     parser.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), help="print the pooled SPRT LLR")
     args = parser.parse_args()
     pentas = [[int(x) for x in text.split(",")] for text in args.penta]
-    pairs, mean, value, low, high = pooled(pentas)
+    pairs, mean, low, high = pooled_scores(pentas)
     counts = [sum(column) for column in zip(*pentas)]
     print(f"pairs {pairs} (games {2 * pairs}), pentanomial {counts}, score {mean * 100:.1f}%")
-    print(f"Elo {value:+.1f} [{low:+.1f}, {high:+.1f}] (95%)")
+    print(f"Elo {elo_text(mean, low, high)}")
     if args.sprt:
         lower, upper = sprt_bounds()
         llr = sprt_llr(counts, *args.sprt)

@@ -19,13 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from eval import nnue  # noqa: E402
-from training.nnue import cp_as_played  # noqa: E402
-from training.nnue_data import LAMBDA, holdout_files, load_chunks, targets  # noqa: E402
-from training.nnue_net import played_loss  # noqa: E402
-from training.chunks import chunk_name, list_chunks  # noqa: E402
+from eval import nnue
+from training.nnue import cp_as_played
+from training.nnue_data import LAMBDA, holdout_files, load_chunks, targets
+from training.nnue_net import played_loss
+from training.chunks import chunk_name, list_chunks
 
 
 def losses(net: nnue.Net, records: np.ndarray, kinds: np.ndarray, target: np.ndarray) -> dict[str, float]:

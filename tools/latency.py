@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Measure how fast the engine answers `stop` (and exits on `quit`) mid-search.
 
-    python tools/latency.py --engine .venv/bin/pawnstorm --trials 200 --mode stop
-    python tools/latency.py --engine .venv/bin/pawnstorm --trials 50 --mode quit
-    python tools/latency.py --engine .venv/bin/pawnstorm --trials 200 --mode stop --threads 2
+    python -m tools.latency --engine .venv/bin/pawnstorm --trials 200 --mode stop
+    python -m tools.latency --engine .venv/bin/pawnstorm --trials 50 --mode quit
+    python -m tools.latency --engine .venv/bin/pawnstorm --trials 200 --mode stop --threads 2
 
 `stop`: one engine process; each trial sends `position ...`, `go infinite`,
 waits a random 50-400 ms, sends `stop` and times the arrival of `bestmove`.
@@ -18,7 +18,7 @@ import shlex
 import statistics
 import time
 
-from common import RawEngine
+from tools.common import RawEngine
 
 POSITIONS = [
     "startpos",

@@ -15,10 +15,10 @@ data/openings.epd unless --openings names another EPD file ("" plays every
 game from the initial position); they are shuffled by --seed.
 
 Examples (from the repository's root; engine commands are run as given):
-  python tools/match.py --engine "new=.venv/bin/pawnstorm" --engine "sf=/usr/games/stockfish" \\
+  python -m tools.match --engine "new=.venv/bin/pawnstorm" --engine "sf=/usr/games/stockfish" \\
          --option sf.UCI_LimitStrength=true --option sf.UCI_Elo=1800 --tc 10+0.1 --games 40
-  python tools/match.py --engine "a=./a" --engine "b=./b" --nodes 20000 --games 100
-  python tools/match.py --engine "new=..." --engine "old=..." --tc 5+0.05 --games 4000 \\
+  python -m tools.match --engine "a=./a" --engine "b=./b" --nodes 20000 --games 100
+  python -m tools.match --engine "new=..." --engine "old=..." --tc 5+0.05 --games 4000 \\
          --sprt 0 10 --concurrency 2          # stops as soon as the test decides
 
 Limits: --tc BASE+INC (seconds, e.g. 10+0.1) or MOVES/BASE[+INC] (e.g. 40/5:
@@ -69,8 +69,9 @@ from typing import Callable, Iterable, Sequence
 import chess
 from tqdm import tqdm
 
-from common import DEFAULT_OPENINGS, elo, load_openings, pentanomial, sprt_bounds, sprt_llr
-from match_game import FAULT_KINDS, EngineSpec, Fault, GameResult, Job, parse_engine, play_game
+from tools.common import DEFAULT_OPENINGS, elo, elo_text, load_openings, pentanomial, sprt_bounds, sprt_llr, wilson
+from tools.cluster import CONNECT_TIMEOUT, address_problem
+from tools.match_game import FAULT_KINDS, EngineSpec, Fault, GameResult, Job, parse_engine, play_game
 
 #: A game's points for White.
 WHITE_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -92,6 +93,8 @@ class Summary:
     elo_lo: float  # 95% interval
     elo_hi: float
     los: float  # likelihood of superiority
+    score_lo: float  # the score's 95% interval (Wilson's where the variance is zero)
+    score_hi: float
 
 
 def points_of(results: Iterable[GameResult], name: str) -> list[tuple[int, float]]:
@@ -120,7 +123,8 @@ def summarize(results: Sequence[GameResult], name_a: str) -> Summary:
 
     The interval comes from the pair variance (pentanomial) once two pairs are
     complete, as colour-swapped pairs are correlated; before that from the
-    per-game variance.
+    per-game variance; where that variance is zero (every game won, lost or
+    drawn) from Wilson's interval of the game score, which still has a width.
     """
     points = points_of(results, name_a)
     pts = [p for _, p in points]
@@ -134,10 +138,11 @@ def summarize(results: Sequence[GameResult], name_a: str) -> Summary:
         se = math.sqrt(sum((x - mean) ** 2 for x in pts) / max(1, n - 1) / max(1, n))
     if se > 0:
         los = 0.5 * (1 + math.erf((mean - 0.5) / (se * math.sqrt(2))))
+        low, high = mean - 1.96 * se, mean + 1.96 * se
     else:
-        los = 1.0 if mean > 0.5 else 0.0
-    return Summary(n, wins, losses, n - wins - losses, mean, penta, elo(mean),
-                   elo(mean - 1.96 * se), elo(mean + 1.96 * se), los)
+        los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+        low, high = wilson(mean, n)
+    return Summary(n, wins, losses, n - wins - losses, mean, penta, elo(mean), elo(low), elo(high), los, low, high)
 
 
 def sprt_verdict(llr: float, lower: float, upper: float) -> str:
@@ -229,7 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--concurrency", type=int, default=1, help="games played at once (locally; not with --cluster)")
     ap.add_argument("--cluster", metavar="ADDRESS",
                     help="play each game pair as a task on a Dask cluster: its scheduler's address "
-                         "(tcp://host:8786) or scheduler file; needs the `cluster` extra (docs/cluster.md)")
+                         f"(tcp://host:8786) or scheduler file; an unreachable one is given up after "
+                         f"{CONNECT_TIMEOUT:.0f} s; needs the `cluster` extra (docs/cluster.md)")
     ap.add_argument("--pgn", help="write all games to this PGN file")
     ap.add_argument("--max-plies", type=int, default=400)
     ap.add_argument("--time-margin", type=float, default=0.05,
@@ -300,7 +306,7 @@ def report(a: str, b: str, st: Summary, faults: list[tuple[int, Fault]], seconds
     print(f"faults: {len(faults)}" + (f" ({by_kind})" if by_kind else "")
           + "".join(f"\n  pair {pair}: {f.engine} {f}" for pair, f in faults))
     print(f"time: {seconds:.0f}s")
-    print(f"Elo {a} - {b}: {st.elo:+.1f} [{st.elo_lo:+.1f}, {st.elo_hi:+.1f}] (95%), LOS {st.los * 100:.1f}%")
+    print(f"Elo {a} - {b}: {elo_text(st.score, st.score_lo, st.score_hi)}, LOS {st.los * 100:.1f}%")
     if sprt:
         print(sprt)
 
@@ -314,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     if not (args.tc or args.nodes or args.depth or args.movetime):
         ap.error("give --tc, --nodes, --depth or --movetime")
+    if args.cluster and (problem := address_problem(args.cluster)) is not None:
+        print(f"match: {problem}", file=sys.stderr)
+        return 2
     a, b = engines_from(args, ap)
     openings = load_openings(args.openings)
     random.Random(args.seed).shuffle(openings)
@@ -343,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = make_jobs(a, b, openings, args.games)
     cluster_line = ""
     if args.cluster:
-        import match_cluster  # only now: a local match never imports Dask
+        from tools import match_cluster  # only now: a local match never imports Dask
         try:
             results, outcome = match_cluster.play(args.cluster, jobs, args, after_game)
         except match_cluster.ClusterError as error:

@@ -1,7 +1,7 @@
-"""`python tools/match.py ... --cluster ADDRESS`: each game pair one task on a Dask cluster.
+"""`python -m tools.match ... --cluster ADDRESS`: each game pair one task on a Dask cluster.
 
 Imported by match.py only when --cluster is given, so a local match needs no
-Dask.  The talk with the cluster is training/cluster.py's (connect, check
+Dask.  The talk with the cluster is tools/cluster.py's (connect, check
 every worker, run tasks, stop); what is here is the match's part of it:
 
 * a task plays one pair (an opening with colours swapped) by
@@ -36,13 +36,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from common import open_engine
-from match_game import EngineSpec, GameResult, Job, play_pair
+from tools.common import open_engine
+from tools.match_game import EngineSpec, GameResult, Job, play_pair
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for training/
-
-from training import cluster  # noqa: E402
-from training.cluster import ClusterError  # noqa: E402,F401  (match.py catches it from here)
+from tools import cluster
+from tools.cluster import ClusterError  # noqa: F401  (match.py catches it from here)
 
 #: The files that make a game: a worker whose copies differ would play by other rules.
 RULES = ("match_game.py", "common.py", "match_cluster.py")
@@ -195,7 +193,6 @@ def play(address: str, jobs: Sequence[Job], args: argparse.Namespace,
     judge_worker, final_reference = judge_filling(own.submit(facts, specs, args.start_timeout), specs)
     own.shutdown(wait=False)  # its one job still runs to the end
     with cluster.connect(address) as client:
-        cluster.put_on_path(client, "tools")
         checked = cluster.check_workers(client, facts, judge_worker, specs, args.start_timeout)
         reference = final_reference()
         with cluster.run_tasks(client, play_pair_task, pairs, args, reference, frozenset(checked),

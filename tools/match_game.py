@@ -1,7 +1,10 @@
-"""One game of a match (tools/match.py): the engines, the clock, adjudication and faults.
+"""One game between UCI engines: the engines, the clock, adjudication and faults.
 
-Kept apart from match.py so that a game's rules can be read (and tested)
-without the runner's scheduling, SPRT and reporting.  A game ends by the
+The one game loop of the tools: `tools.match` plays its matches with it,
+`tools.selfplay` its annotated self-play games and `tools.clock` its
+time-use tables, each watching the moves through `play_game`'s per-move
+hook.  Kept apart from match.py so that a game's rules can be read (and
+tested) without the runner's scheduling, SPRT and reporting.  A game ends by the
 rules of chess, by adjudication, at the ply cap, or by a fault of one side,
 which loses the game:
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures as cf
+import random
 import shlex
 import time
 from dataclasses import dataclass, field
@@ -28,7 +32,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from common import MATE_SCORE, Clock, adjudicate, open_engine
+from tools.common import MATE_SCORE, Clock, adjudicate, open_engine
 
 #: The result when that side forfeits.
 LOSS = {chess.WHITE: "0-1", chess.BLACK: "1-0"}
@@ -77,6 +81,36 @@ class Job:
     white: EngineSpec
     black: EngineSpec
     start: chess.Board
+    #: Seeds the game's own randomness (the node budgets' jitter, `Rules.node_jitter`).
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Move:
+    """What the per-move hook of `play_game` is shown of each move, before it is played."""
+
+    board: chess.Board  # the position the move was chosen in (not to be changed)
+    move: chess.Move
+    score: chess.engine.PovScore | None  # the mover's last reported score, if any
+    seconds: float  # the mover's think time, as the runner measured it
+    clock_left: float | None  # the mover's clock after the move (None without a clock)
+
+
+def rules(**changes: object) -> argparse.Namespace:
+    """The game rules of `tools.match`'s defaults with `changes` (the namespace `play_game` reads).
+
+    For the tools that play games without match.py's command line:
+    ``rules(nodes=2000, node_jitter=0.25, max_plies=240)``.
+    """
+    settings = argparse.Namespace(tc=None, nodes=None, depth=None, movetime=None, ponder=False, max_plies=400,
+                                  time_margin=0.05, start_timeout=20.0, move_timeout=120.0, resign_score=700,
+                                  resign_moves=4, draw_score=10, draw_moves=8, draw_after=40, node_jitter=0.0,
+                                  own_book=True)
+    for name, value in changes.items():
+        if not hasattr(settings, name):
+            raise TypeError(f"no game rule named {name!r}")
+        setattr(settings, name, value)
+    return settings
 
 
 @dataclass
@@ -99,8 +133,11 @@ class Forfeit(Exception):
         self.colour, self.fault, self.reason = colour, fault, reason
 
 
-def play_game(job: Job, args: argparse.Namespace) -> GameResult:
-    """Play `job` to its end under the match's limits; faults are scored, never raised."""
+def play_game(job: Job, args: argparse.Namespace, on_move: Callable[[Move], None] | None = None) -> GameResult:
+    """Play `job` to its end under the match's limits (`rules`); faults are scored, never raised.
+
+    `on_move`, if given, is shown every move before it is played (`Move`).
+    """
     specs = {chess.WHITE: job.white, chess.BLACK: job.black}
     engines: dict[chess.Color, chess.engine.SimpleEngine] = {}
     hung: set[chess.Color] = set()  # engines that stopped answering: closed, not asked to quit
@@ -109,7 +146,7 @@ def play_game(job: Job, args: argparse.Namespace) -> GameResult:
     try:
         for colour, spec in specs.items():
             engines[colour] = _start(spec, colour, args)
-        result, reason = _play_out(specs, engines, hung, board, job, args)
+        result, reason = _play_out(specs, engines, hung, board, job, args, on_move)
     except Forfeit as forfeit:
         faults.append(forfeit.fault)
         result, reason = LOSS[forfeit.colour], forfeit.reason
@@ -142,16 +179,18 @@ def play_pair(jobs: Sequence[Job], args: argparse.Namespace,
 def _start(spec: EngineSpec, colour: chess.Color, args: argparse.Namespace) -> chess.engine.SimpleEngine:
     """The started engine; a Forfeit when it does not start or refuses an option."""
     try:
-        return open_engine(spec.cmd, spec.options, timeout=args.start_timeout)
+        return open_engine(spec.cmd, spec.options, book=getattr(args, "own_book", True), timeout=args.start_timeout)
     except Exception as exc:
         raise Forfeit(colour, Fault(spec.name, "crash", f"failed to start: {exc}"),
                       f"{spec.name} failed to start") from exc
 
 
 def _play_out(specs: dict[chess.Color, EngineSpec], engines: dict[chess.Color, chess.engine.SimpleEngine],
-              hung: set[chess.Color], board: chess.Board, job: Job, args: argparse.Namespace) -> tuple[str, str]:
+              hung: set[chess.Color], board: chess.Board, job: Job, args: argparse.Namespace,
+              on_move: Callable[[Move], None] | None) -> tuple[str, str]:
     """(result, reason) of the game from `board` on; moves are pushed onto `board` (the PGN's source)."""
     clock = Clock(args.tc) if args.tc else None
+    rng = random.Random(job.seed)
     scores: list[int | None] = []  # every ply's score, White's view, for adjudication
     while True:
         outcome = board.outcome(claim_draw=True)
@@ -161,8 +200,14 @@ def _play_out(specs: dict[chess.Color, EngineSpec], engines: dict[chess.Color, c
         if plies >= args.max_plies:
             return "1/2-1/2", "max plies"
         turn = board.turn
-        move, score = _next_move(engines[turn], specs[turn].name, board, clock, job.number, args, hung)
-        scores.append(score)
+        nodes = args.nodes
+        if nodes and getattr(args, "node_jitter", 0.0):  # so that games from one opening differ
+            nodes = int(nodes * rng.uniform(1 - args.node_jitter, 1 + args.node_jitter))
+        played = _next_move(engines[turn], specs[turn].name, board, clock, nodes, job.number, args, hung)
+        move, score = played.move, played.score
+        scores.append(score.pov(chess.WHITE).score(mate_score=MATE_SCORE) if score else None)
+        if on_move is not None:
+            on_move(played)
         board.push(move)
         adjudicated = adjudicate(scores, plies + 1, resign_score=args.resign_score,
                                  resign_plies=args.resign_moves * 2, draw_score=args.draw_score,
@@ -172,14 +217,14 @@ def _play_out(specs: dict[chess.Color, EngineSpec], engines: dict[chess.Color, c
 
 
 def _next_move(engine: chess.engine.SimpleEngine, name: str, board: chess.Board, clock: Clock | None,
-               game: int, args: argparse.Namespace, hung: set[chess.Color]) -> tuple[chess.Move, int | None]:
-    """The mover's legal move and its score (White's view, None without one); a Forfeit on any fault."""
+               nodes: int | None, game: int, args: argparse.Namespace, hung: set[chess.Color]) -> Move:
+    """The mover's legal move, its score and its time; a Forfeit on any fault."""
     turn = board.turn
     if clock is not None:
         limit = clock.limit(turn)
         wait = max(clock.left[turn], 0.0) + STALL_GRACE
     else:
-        limit = chess.engine.Limit(nodes=args.nodes, depth=args.depth, time=args.movetime)
+        limit = chess.engine.Limit(nodes=nodes, depth=args.depth, time=args.movetime)
         wait = args.move_timeout
     t0 = time.perf_counter()
     try:
@@ -195,13 +240,14 @@ def _next_move(engine: chess.engine.SimpleEngine, name: str, board: chess.Board,
         raise Forfeit(turn, Fault(name, "crash", repr(exc)), f"{name} crashed") from exc
     except Exception as exc:
         raise Forfeit(turn, Fault(name, "crash", repr(exc)), f"{name} crashed") from exc
-    if clock is not None and not clock.punch(turn, time.perf_counter() - t0, args.time_margin):
+    seconds = time.perf_counter() - t0
+    if clock is not None and not clock.punch(turn, seconds, args.time_margin):
         raise Forfeit(turn, Fault(name, "time", f"{clock.left[turn]:.3f}s"), f"{name} lost on time")
     move = play.move
     if move is None or move not in board.legal_moves:
         raise Forfeit(turn, Fault(name, "illegal", str(move)), f"{name} illegal move {move}")
-    score = play.info.get("score")
-    return move, score.pov(chess.WHITE).score(mate_score=MATE_SCORE) if score else None
+    return Move(board.copy(stack=False), move, play.info.get("score"), seconds,
+                clock.left[turn] if clock is not None else None)
 
 
 def _ask(engine: chess.engine.SimpleEngine, board: chess.Board, limit: chess.engine.Limit, game: int,

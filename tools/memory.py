@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Resident memory of the engine against its `Hash` setting.
 
-    python tools/memory.py --engine .venv/bin/pawnstorm --hash 16 64 256 --seconds 60
+    python -m tools.memory --engine .venv/bin/pawnstorm --hash 16 64 256 --seconds 60
 
 For each Hash size: start the engine, read RSS after `isready` with Hash=1
 (the interpreter's baseline), set Hash, search the middlegame for the given
@@ -13,7 +13,7 @@ import argparse
 import shlex
 import time
 
-from common import RawEngine
+from tools.common import RawEngine
 
 
 def rss_mb(pid: int) -> float:

@@ -8,7 +8,7 @@ script times the two operations alone, with the net and with the classical
 evaluation, on every legal move of the `bench` positions, so that the net's
 own share can be read off and compared with the issue's target (5 us).
 
-    python tools/node_cost.py [--net NET] [--repeat 5]
+    python -m tools.node_cost [--net NET] [--repeat 5]
 
 Each figure is the minimum over `--repeat` runs of the mean over all moves
 (timeit's advice: the minimum is the run least disturbed by the machine).
@@ -23,11 +23,9 @@ from pathlib import Path
 
 import chess
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from eval import nnue  # noqa: E402
-from search.position import Position  # noqa: E402
-from uci_engine.diagnostics import BENCH_FENS  # noqa: E402
+from eval import nnue
+from search.position import Position
+from uci_engine.diagnostics import BENCH_FENS
 
 
 @dataclass(frozen=True)

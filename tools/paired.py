@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare two versions of an engine that played the same opponent on the same openings.
 
-    python tools/paired.py --engine ps new-1.log old-1.log [new-2.log old-2.log ...]
+    python -m tools.paired --engine ps new-1.log old-1.log [new-2.log old-2.log ...]
 
 Each log is match.py's output (its "[i/N] white vs black: result (reason),
 opening P" lines).  When both versions played the same opponent with the

@@ -9,7 +9,7 @@ trainer never learns from): it fits the net's score on the classical one by
 least squares, and the teacher's label on each, where |classical| < 1000.
 A slope near 1 means no refit is needed.
 
-    python tools/score_scale.py --data data/nnue [--net NET] [--limit 20000]
+    python -m tools.score_scale --data data/nnue [--net NET] [--limit 20000]
 """
 from __future__ import annotations
 
@@ -19,13 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from eval import nnue  # noqa: E402
-from eval.evaluate import evaluate as classical_evaluate  # noqa: E402
-from training.nnue_data import holdout_files  # noqa: E402
-from training.chunks import list_chunks, read_chunk  # noqa: E402
-from training.records import MATE_SCORE  # noqa: E402
+from eval import nnue
+from eval.evaluate import evaluate as classical_evaluate
+from training.nnue_data import holdout_files
+from training.chunks import list_chunks, read_chunk
+from training.records import MATE_SCORE
 
 #: Beyond this the scores are decided positions, where the scale matters little and outliers weigh most.
 WINDOW_CP = 1000

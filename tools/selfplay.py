@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Self-play games at fixed nodes, with the engine's score on every move.
 
-    python tools/selfplay.py --engine .venv/bin/pawnstorm --games 400 \
+    python -m tools.selfplay --engine .venv/bin/pawnstorm --games 400 \
         --nodes 4000 --concurrency 2 --openings data/openings.epd \
         --out data/selfplay.pgn
 
@@ -14,7 +13,8 @@ be fed to the WDL fit (`training/wdl_fit.py`) and the Texel tuner as it is.
 Adjudication keeps games short, as in engine testing: a game is resigned
 once both sides' scores agree it is lost by more than 1000 cp for 4 plies in
 a row, drawn once |score| <= 10 cp for 12 plies after ply 80, and drawn at
-the 240-ply cap.  (Positions after that point would teach the models little:
+the 240-ply cap.  The games are played by `tools.match_game`, the loop every
+game-playing tool shares; a move's hook collects the scores.  (Positions after that point would teach the models little:
 they are decided or dead drawn.)
 """
 from __future__ import annotations
@@ -26,48 +26,39 @@ import shlex
 import sys
 
 import chess
-import chess.engine
 import chess.pgn
 from tqdm import tqdm
 
-from common import MATE_SCORE, adjudicate, load_openings, open_engine
+from tools.common import load_openings
+from tools.match_game import EngineSpec, GameResult, Job, Move, play_game, rules
 
 MAX_PLIES = 240
-RESIGN_SCORE, RESIGN_PLIES = 1000, 4
-DRAW_SCORE, DRAW_PLIES, DRAW_AFTER = 10, 12, 80
+#: Adjudication (`tools.common.adjudicate`): resign at 1000 cp for 2 moves each, draw at
+#: |score| <= 10 cp for 6 moves each once 40 moves are played.
+RULES = dict(max_plies=MAX_PLIES, resign_score=1000, resign_moves=2, draw_score=10, draw_moves=6, draw_after=40,
+             node_jitter=0.25, start_timeout=60.0, own_book=False)
 
 
-def play_game(command: list[str], fen: str, nodes: int, seed: int) -> chess.pgn.Game:
-    """One game of the engine against itself, every move annotated with its score."""
-    rng = random.Random(seed)
-    board = chess.Board(fen)
+def play_selfplay_game(command: list[str], start: chess.Board, nodes: int, seed: int) -> chess.pgn.Game:
+    """One game of the engine against itself, every move annotated with its score (`tools.match_game`'s loop)."""
+    engine = EngineSpec(command[-1].split("/")[-1], command)
+    moves: list[Move] = []
+    result: GameResult = play_game(Job(0, 0, engine, engine, start, seed), rules(nodes=nodes, **RULES), moves.append)
     game = chess.pgn.Game()
-    game.setup(board)
+    game.setup(start)
     game.headers["Event"] = f"Self-play, {nodes} nodes"
+    game.headers["White"] = game.headers["Black"] = engine.name
+    game.headers["Result"] = result.result
+    game.headers["Termination"] = result.reason
     node = game
-    white_scores: list[int] = []
-    adjudicated = None
-    with open_engine(command, book=False) as engine:
-        game.headers["White"] = game.headers["Black"] = engine.id.get("name", command)
-        while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES and adjudicated is None:
-            budget = int(nodes * rng.uniform(0.75, 1.25))
-            result = engine.play(board, chess.engine.Limit(nodes=budget), info=chess.engine.INFO_SCORE)
-            if result.move is None:
-                break
-            node = node.add_variation(result.move)
-            score = result.info.get("score")
-            if score is not None:
-                node.set_eval(score)
-                white_scores.append(score.white().score(mate_score=MATE_SCORE))
-            board.push(result.move)
-            adjudicated = adjudicate(white_scores, board.ply(), resign_score=RESIGN_SCORE, resign_plies=RESIGN_PLIES,
-                                     draw_score=DRAW_SCORE, draw_plies=DRAW_PLIES, draw_after=DRAW_AFTER)
-    outcome = board.outcome(claim_draw=True)
-    game.headers["Result"] = outcome.result() if outcome else adjudicated or "1/2-1/2"
+    for played in moves:
+        node = node.add_variation(played.move)
+        if played.score is not None:
+            node.set_eval(played.score)
     return game
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--engine", required=True)
     parser.add_argument("--games", type=int, default=100)
@@ -76,14 +67,14 @@ def main() -> int:
     parser.add_argument("--openings", required=True)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", required=True)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     command = shlex.split(args.engine)
-    openings = [board.fen() for board in load_openings(args.openings)]
+    openings = load_openings(args.openings)
     rng = random.Random(args.seed)
     jobs = [(rng.choice(openings), rng.randrange(1 << 30)) for _ in range(args.games)]
     with open(args.out, "w") as out, concurrent.futures.ThreadPoolExecutor(args.concurrency) as pool:
-        futures = [pool.submit(play_game, command, fen, args.nodes, seed) for fen, seed in jobs]
+        futures = [pool.submit(play_selfplay_game, command, start, args.nodes, seed) for start, seed in jobs]
         # Written in the order the games were dealt, not finished, so that the
         # same command writes the same file whatever the machine's load (fixed
         # nodes make each game itself reproducible).

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Run an EPD test suite (bm / am operations) against any UCI engine.
 
 Each position gets the same fixed thinking time (or node count); a position
@@ -7,11 +6,12 @@ the `am` moves.  Prints one line per miss and a last line `solved N/M`; the
 exit status is 0 whatever the score.  Positions with neither `bm` nor `am`
 are skipped.
 
-    python tools/suite.py --engine .venv/bin/pawnstorm --suite data/suites/wac.epd --movetime 1.0
+    python -m tools.suite --engine .venv/bin/pawnstorm --suite data/suites/wac.epd --movetime 1.0
 
 `pawnstorm epd` does the same for Pawnstorm alone, in process; this tool
-drives any engine over UCI (another build, Stockfish), so that both are
-measured the same way.  The suites in data/suites/ and where they come from:
+drives any engine over UCI (another build, Stockfish), with the same reading
+and scoring of the suite (`uci_engine.epd`), so that both are measured the
+same way.  The suites in data/suites/ and where they come from:
 data/README.md.
 """
 from __future__ import annotations
@@ -24,33 +24,17 @@ import time
 import chess
 import chess.engine
 
-from common import open_engine
+from tools.common import open_engine
+from uci_engine.epd import read_suite, solved, wanted
 
 
-def read_suite(path: str, limit: int | None = None) -> list[tuple[chess.Board, dict]]:
-    """(board, operations) of the first `limit` positions that have a `bm` or `am`."""
-    entries = []
-    with open(path) as suite:
-        for line in suite:
-            if not line.strip() or line.startswith("#"):
-                continue
-            board, ops = chess.Board.from_epd(line.strip())
-            if ops.get("bm") or ops.get("am"):
-                entries.append((board, ops))
-    return entries[:limit]
-
-
-def solved(move: chess.Move | None, ops: dict) -> bool:
-    """Whether `move` is one of the best moves and none of the avoided ones."""
-    best, avoid = ops.get("bm", []), ops.get("am", [])
-    return move is not None and (not best or move in best) and move not in avoid
-
-
-def wanted(board: chess.Board, ops: dict) -> str:
-    """What the position asks for, in SAN."""
-    if ops.get("bm"):
-        return " ".join(board.san(m) for m in ops["bm"])
-    return "not " + " ".join(board.san(m) for m in ops["am"])
+def read_suite_file(path: str, limit: int | None = None) -> list[tuple[chess.Board, dict]]:
+    """(board, operations) of the first `limit` usable positions (`uci_engine.epd.read_suite`'s rules)."""
+    with open(path, encoding="utf-8") as suite:
+        entries, problems = read_suite(suite.read().splitlines())
+    for problem in problems:
+        print(f"{path}: {problem}", file=sys.stderr)
+    return [(board, ops) for _, board, ops in entries][:limit]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, help="only the first N positions")
     ap.add_argument("--quiet", action="store_true", help="no line per miss")
     args = ap.parse_args(argv)
-    entries = read_suite(args.suite, args.limit)
+    entries = read_suite_file(args.suite, args.limit)
     limit = chess.engine.Limit(nodes=args.nodes) if args.nodes else chess.engine.Limit(time=args.movetime)
     count = 0
     t0 = time.time()

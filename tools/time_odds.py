@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run a UCI engine as if its clock were scaled: time odds for match runners.
 
-    python tools/time_odds.py --factor 0.5 -- /usr/games/stockfish
+    python -m tools.time_odds --factor 0.5 -- /usr/games/stockfish
 
 A proxy between a match runner and an engine.  Every `go` command passes
 through with its `wtime`, `btime`, `winc`, `binc` and `movetime` multiplied

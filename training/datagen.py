@@ -71,7 +71,9 @@ import chess.pgn
 from tqdm import tqdm
 
 from search.position import Position
-from training.cluster import ClusterError
+from tools import common
+from tools.cluster import CONNECT_TIMEOUT, ClusterError, address_problem
+from training import datagen_cluster
 from training.pgn import open_pgn, white_result
 from training.chunks import SUFFIX, chunk_names, write_chunk
 from training.records import RESULT_UNKNOWN, Record
@@ -81,6 +83,8 @@ MAX_PLIES = 240
 RESIGN_SCORE, RESIGN_PLIES = 1000, 4
 PLAY_RANDOM, PLAY_DECIDED, PLAY_MAX_PLIES = 0.1, 2000, 300
 DRAW_SCORE, DRAW_PLIES, DRAW_AFTER = 10, 12, 80
+#: A verdict of `tools.common.adjudicate` as a result for White on this module's scale.
+WHITE_POINTS = {"1-0": 2, "1/2-1/2": 1, "0-1": 0}
 
 
 @dataclass(frozen=True)
@@ -137,23 +141,13 @@ def pgn_games(path: str, first: int, count: int) -> list[tuple[list[chess.Board]
 def adjudicate(white_scores: list[int], ply: int) -> int | None:
     """A result for White (2, 1, 0) when the scores say the game is decided.
 
-    The rule of tools/common.py's `adjudicate` with tools/selfplay.py's
-    thresholds, on this module's result scale.  It is written out here, not
-    imported: tools/ is a folder of scripts, not a package that training/ can
-    depend on, and this rule is part of the data's definition (a change
-    would change the chunks).  tests/test_tools_common.py checks that the
-    two agree.
+    `tools.common.adjudicate`, the rule every game-playing tool applies, with
+    this module's thresholds (part of the data's definition: a change would
+    change the chunks) and on its result scale.
     """
-    recent = white_scores[-RESIGN_PLIES:]
-    if len(recent) == RESIGN_PLIES:
-        if all(score >= RESIGN_SCORE for score in recent):
-            return 2
-        if all(score <= -RESIGN_SCORE for score in recent):
-            return 0
-    recent = white_scores[-DRAW_PLIES:]
-    if ply >= DRAW_AFTER and len(recent) == DRAW_PLIES and all(abs(score) <= DRAW_SCORE for score in recent):
-        return 1
-    return None
+    verdict = common.adjudicate(white_scores, ply, resign_score=RESIGN_SCORE, resign_plies=RESIGN_PLIES,
+                                draw_score=DRAW_SCORE, draw_plies=DRAW_PLIES, draw_after=DRAW_AFTER)
+    return None if verdict is None else WHITE_POINTS[verdict]
 
 
 class TreeSampler:
@@ -275,12 +269,11 @@ def _start_worker(settings: Settings) -> None:
     _teacher = Teacher(settings.stockfish, settings.depth)
 
 
-def games_of(task: Task, settings: Settings) -> list[list[tuple[chess.Board, int, Label | None]]]:
+def games_of(task: Task, settings: Settings, teacher: Teacher) -> list[list[tuple[chess.Board, int, Label | None]]]:
     """The chunk's games as (position, result for the side to move, label if the game already made one)."""
     if task.kind == "play":
-        assert _teacher is not None
         rng = random.Random(f"pawnstorm-datagen-play-{settings.seed}-{task.index}")
-        return [[(board, RESULT_UNKNOWN, label) for board, label in teacher_game(rng, _teacher)]
+        return [[(board, RESULT_UNKNOWN, label) for board, label in teacher_game(rng, teacher)]
                 for _ in range(settings.chunk_games)]
     if task.kind == "sf":
         assert settings.pgn is not None
@@ -301,17 +294,22 @@ def _for_side_to_move(white_result: int, turn: chess.Color) -> int:
 
 
 def run_task(task: Task) -> tuple[str, dict[str, int]]:
-    """Make one chunk file; returns its name and counts."""
+    """Make one chunk file with this process's teacher and settings (`_start_worker`); its name and counts."""
     assert _teacher is not None and _settings is not None
+    return make_chunk(task, _settings, _teacher)
+
+
+def make_chunk(task: Task, settings: Settings, teacher: Teacher) -> tuple[str, dict[str, int]]:
+    """Make one chunk file in `settings.out`, labelled by `teacher`; returns its name and counts."""
     # cleared_per_game: the teacher's hash was cleared once a game (chunks without it: once a position)
     counts = {"games": 0, "positions": 0, "in_check": 0, "duplicate": 0, "noisy": 0, "written": 0,
               "cleared_per_game": 1}
     seen: set[tuple[int, bytes, bool]] = set()
     records: list[Record] = []
-    for game in games_of(task, _settings):
+    for game in games_of(task, settings, teacher):
         counts["games"] += 1
         if any(label is None for _, _, label in game):  # play games come labelled
-            _teacher.new_game()  # each game's labels independent of the games before it
+            teacher.new_game()  # each game's labels independent of the games before it
         for board, result, label in game:
             counts["positions"] += 1
             if board.is_check():
@@ -322,12 +320,12 @@ def run_task(task: Task) -> tuple[str, dict[str, int]]:
                 counts["duplicate"] += 1
                 continue
             seen.add(record.identity)
-            label = label or _teacher.label(board)  # labelled only when new: the teacher is the slow part
+            label = label or teacher.label(board)  # labelled only when new: the teacher is the slow part
             if label.best_move is None or board.is_capture(label.best_move) or label.best_move.promotion:
                 counts["noisy"] += 1
                 continue
             records.append(replace(record, score=label.score))
-    counts["written"] = write_chunk(_settings.out / f"{task.name}{SUFFIX}", records)
+    counts["written"] = write_chunk(settings.out / f"{task.name}{SUFFIX}", records)
     return task.name, counts
 
 
@@ -354,12 +352,11 @@ def made_chunks(cluster: str | None, workers: int, settings: Settings,
     """(chunk name, counts) as chunks are made: by `workers` local processes, or by the cluster at `cluster`.
 
     Either way each chunk's file is in `settings.out` when it is yielded.
-    The cluster path (training.datagen_cluster) is imported only when asked
-    for: a local run needs no Dask.
+    The cluster path (training.datagen_cluster) imports Dask only when it
+    connects: a local run needs none.
     """
     if cluster is not None:
-        from training import datagen_cluster
-        with datagen_cluster.chunks(cluster, settings, pending) as made:
+        with datagen_cluster.chunks(cluster, settings, pending, make_chunk) as made:
             yield made
         return
     with multiprocessing.Pool(workers, initializer=_start_worker, initargs=(settings,)) as pool:
@@ -414,8 +411,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--cluster", metavar="ADDRESS", default=None,
                         help="make the chunks on a Dask cluster: its scheduler's address (tcp://host:8786) or "
-                             "scheduler file; needs the `cluster` extra (docs/cluster.md)")
+                             f"scheduler file; an unreachable one is given up after {CONNECT_TIMEOUT:.0f} s; "
+                             "needs the `cluster` extra (docs/cluster.md)")
     args = parser.parse_args(argv)
+    if args.cluster is not None and (problem := address_problem(args.cluster)) is not None:
+        print(f"datagen: {problem}", file=sys.stderr)
+        return 2
 
     settings = Settings(args.out, args.stockfish, args.depth, args.seed, args.pgn, args.pgn_games,
                         args.skip_plies, args.chunk_games, args.selfplay_nodes)

@@ -1,6 +1,7 @@
 """`python -m training.datagen ... --cluster ADDRESS`: each chunk one task on a Dask cluster.
 
-The worker makes a chunk with the local path's own `datagen.run_task`, into
+The worker makes a chunk with the local path's own function (`datagen.make_chunk`,
+passed in by the caller, so that this module does not import `datagen`), into
 a temporary directory of its own, and sends back the file's bytes and
 counts; the client writes the file into `--out` under a temporary name,
 then renames it, as the local path does.  So:
@@ -29,10 +30,16 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
-from training import cluster, datagen
+from tools import cluster
 from training.teacher import Teacher
+
+if TYPE_CHECKING:  # annotations only: datagen imports this module
+    from training.datagen import Settings, Task
+
+#: How a chunk is made: (task, settings, teacher) -> (chunk name, counts), `datagen.make_chunk`.
+MakeChunk = Callable[["Task", "Settings", Teacher], "tuple[str, dict[str, int]]"]
 
 #: What makes a chunk: a difference here can change its bytes.
 SOURCE_PACKAGES = ("training", "search", "eval", "opening_book")
@@ -52,7 +59,7 @@ class Facts:
 
 def source_digest() -> str:
     """SHA-256 over the files of the packages that make chunks (names and contents)."""
-    root = Path(datagen.__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
     for package in SOURCE_PACKAGES:
         for path in sorted((root / package).rglob("*")):
@@ -68,7 +75,7 @@ def file_digest(path: str) -> str:
         return "missing"
 
 
-def facts(settings: datagen.Settings) -> Facts:
+def facts(settings: Settings) -> Facts:
     """This machine's facts for `settings` (run on every worker, and on the client for reference)."""
     teacher_name = problem = None
     try:
@@ -81,7 +88,7 @@ def facts(settings: datagen.Settings) -> Facts:
                  file_digest(settings.pgn) if settings.pgn else None)
 
 
-def judge(worker: Facts, client: Facts, settings: datagen.Settings) -> str | None:
+def judge(worker: Facts, client: Facts, settings: Settings) -> str | None:
     """Why `worker` may not make this run's chunks, or None."""
     where = f"on host {worker.host}"
     if worker.teacher is None:
@@ -99,9 +106,8 @@ def judge(worker: Facts, client: Facts, settings: datagen.Settings) -> str | Non
 
 # --- on the worker -------------------------------------------------------------
 
-#: One chunk at a time per worker process: `datagen.run_task` works on module
-#: state (the teacher, the settings, the tree sampler's hook on
-#: `Position.evaluate`), so two threads of one worker must not interleave.
+#: One chunk at a time per worker process: the teacher is one Stockfish
+#: process, so two threads of one worker must not interleave.
 _LOCK = threading.Lock()
 _teachers: dict[tuple[str, int], Teacher] = {}
 
@@ -115,8 +121,8 @@ class Made:
     counts: dict[str, int | str]
 
 
-def make_chunk(task: datagen.Task, settings: datagen.Settings, reference: Facts) -> Made:
-    """The task: one chunk, made by the local path's `run_task` in a directory of the worker's own.
+def make_chunk(task: Task, settings: Settings, reference: Facts, make: MakeChunk) -> Made:
+    """The task: one chunk, made by the local path's `make` in a directory of the worker's own.
 
     `reference` is the client's `Facts`, which this worker process must
     match before its first chunk.
@@ -128,8 +134,7 @@ def make_chunk(task: datagen.Task, settings: datagen.Settings, reference: Facts)
             _teachers[key] = Teacher(settings.stockfish, settings.depth)
         teacher = _teachers[key]
         with tempfile.TemporaryDirectory(prefix="pawnstorm-chunk-") as directory:
-            datagen._teacher, datagen._settings = teacher, replace(settings, out=Path(directory))
-            name, counts = datagen.run_task(task)
+            name, counts = make(task, replace(settings, out=Path(directory)), teacher)
             (path,) = Path(directory).iterdir()
             data = path.read_bytes()
     return Made(path.name, data, {**counts, "teacher": teacher.name, "host": socket.gethostname()})
@@ -145,8 +150,8 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 
 @contextmanager
-def chunks(address: str, settings: datagen.Settings,
-           pending: list[datagen.Task]) -> Iterator[Iterator[tuple[str, dict[str, int | str]]]]:
+def chunks(address: str, settings: Settings, pending: list[Task],
+           make: MakeChunk) -> Iterator[Iterator[tuple[str, dict[str, int | str]]]]:
     """Connect, check every worker, then yield (chunk name, counts) as the cluster finishes chunks.
 
     Each chunk's file is in `settings.out` by the time it is yielded.
@@ -157,11 +162,11 @@ def chunks(address: str, settings: datagen.Settings,
     reference = facts(settings)
     with cluster.connect(address) as client:
         cluster.check_workers(client, facts, lambda worker: judge(worker, reference, settings), settings)
-        with cluster.run_tasks(client, make_chunk, pending, settings, reference,
+        with cluster.run_tasks(client, make_chunk, pending, settings, reference, make,
                                label=lambda task: task.name) as results:
             yield (_written(settings.out, task, made) for task, made in results)
 
 
-def _written(out: Path, task: datagen.Task, made: Made) -> tuple[str, dict[str, int | str]]:
+def _written(out: Path, task: Task, made: Made) -> tuple[str, dict[str, int | str]]:
     write_atomically(out / made.file, made.data)
     return task.name, made.counts

@@ -8,6 +8,10 @@ happen, a progress bar is drawn on stderr (when it is a terminal, or with
 --progress), and `solved N/M` ends the output.  Lines that cannot be parsed,
 or that have neither `bm` nor `am`, are reported and not counted.  The exit
 status is 0 whatever the score; 2 if FILE cannot be read.
+
+The suite's reading and scoring (`read_suite`, `solved`, `wanted`) are the
+project's one implementation: `tools.suite`, which puts any UCI engine
+through a suite, uses them too, so both count a position alike.
 """
 from __future__ import annotations
 
@@ -39,6 +43,21 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def san_list(board: chess.Board, moves: list[chess.Move]) -> str:
     return " ".join(board.san(move) for move in moves)
+
+
+def solved(move: chess.Move | None, ops: dict) -> bool:
+    """Whether `move` is one of the `bm` moves (if any) and none of the `am` moves."""
+    return move is not None and ("bm" not in ops or move in ops["bm"]) and ("am" not in ops or move not in ops["am"])
+
+
+def wanted(board: chess.Board, ops: dict) -> str:
+    """What the position asks for, in SAN: "bm Qg6", "am Rxb2", or both."""
+    parts = []
+    if "bm" in ops:
+        parts.append(f"bm {san_list(board, ops['bm'])}")
+    if "am" in ops:
+        parts.append(f"am {san_list(board, ops['am'])}")
+    return "; ".join(parts)
 
 
 def read_suite(lines: list[str]) -> tuple[list[tuple[int, chess.Board, dict]], list[str]]:
@@ -81,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     searcher = Searcher(args.hash, net=default_net())
     bar = progress_bar(len(entries), "epd", enabled=args.progress)
-    solved = 0
+    count = 0
     total_nodes = 0
     start = time.perf_counter()
     for number, board, ops in entries:
@@ -89,28 +108,18 @@ def run(args: argparse.Namespace) -> int:
         result, _ = analysis_search(searcher, board, limits)
         total_nodes += result.nodes
         move = result.best_move
-        good = move is not None
-        if "bm" in ops:
-            good = good and move in ops["bm"]
-        if "am" in ops:
-            good = good and move not in ops["am"]
-        if good:
-            solved += 1
+        if solved(move, ops):
+            count += 1
         else:
             name = ops.get("id") or f"line {number}"
-            wanted = []
-            if "bm" in ops:
-                wanted.append(f"bm {san_list(board, ops['bm'])}")
-            if "am" in ops:
-                wanted.append(f"am {san_list(board, ops['am'])}")
             played = board.san(move) if move is not None else "(none)"
             with bar.external_write_mode(file=sys.stdout):  # the bar steps aside for the line
                 print(f"FAIL {name}: played {played} ({format_score(result.score, board.turn)}, "
-                      f"depth {result.depth}), wanted {'; '.join(wanted)}  [{board.fen()}]", flush=True)
-        bar.set_postfix_str(f"solved {solved}", refresh=False)
+                      f"depth {result.depth}), wanted {wanted(board, ops)}  [{board.fen()}]", flush=True)
+        bar.set_postfix_str(f"solved {count}", refresh=False)
         bar.update()
     bar.close()
     elapsed = time.perf_counter() - start
-    percent = 100 * solved / len(entries) if entries else 0.0
-    print(f"solved {solved}/{len(entries)} ({percent:.1f}%) in {elapsed:.1f}s, {total_nodes} nodes")
+    percent = 100 * count / len(entries) if entries else 0.0
+    print(f"solved {count}/{len(entries)} ({percent:.1f}%) in {elapsed:.1f}s, {total_nodes} nodes")
     return 0

@@ -11,7 +11,7 @@ A cluster is started with Dask's own commands (`dask scheduler`,
 `dask worker ADDRESS --nthreads 1`, docs/cluster.md); a client names it by
 address (``tcp://host:8786``) or by the scheduler file that
 `dask scheduler --scheduler-file` wrote.  What this module adds to Dask is
-the project's policy, shared by `training.datagen` and `tools/match.py`:
+the project's policy, shared by `training.datagen` and `tools.match`:
 
 * `connect` waits for a worker and refuses a cluster whose Python, Dask or
   serialisation packages differ from the client's;
@@ -27,8 +27,11 @@ the project's policy, shared by `training.datagen` and `tools/match.py`:
 * `Tasks.stop` (a decided SPRT, a first Ctrl-C) cancels the tasks no worker
   has taken and tells those running, through `stop_requested`, to begin
   no new unit of work: what they already began still comes back;
-* `put_on_path` lets tasks come from the scripts of `tools/`, which import
-  each other by bare name (`import match_game`).
+
+Tasks are pickled by reference to their modules (`tools.match_game`,
+`training.datagen`), so every worker and the scheduler run from a checkout
+of the project (started in its root, or with it installed), as
+docs/cluster.md says.
 
 `distributed` is imported only inside these functions: without the
 `cluster` extra the module still loads (its errors are plain Python) and a
@@ -86,7 +89,30 @@ def _distributed() -> Any:
     return distributed
 
 
-def connect(address: str, *, timeout: float = 60.0) -> "Client":
+#: Seconds `connect` waits for the scheduler, and then for a first worker.
+CONNECT_TIMEOUT = 30.0
+#: What `--cluster` takes, for the one-line refusal of anything else.
+ADDRESS_FORMS = "tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786) nor the path of an existing scheduler file"
+
+
+def address_problem(address: str) -> str | None:
+    """Why `address` names no scheduler (None when it does): checked before anything waits on it.
+
+    A scheduler is named by ``tcp://host:port`` or by the JSON file that
+    ``dask scheduler --scheduler-file`` wrote; anything else (a mistyped
+    file name, a bare host) would otherwise reach Dask, which waits and then
+    fails with a parse error.
+    """
+    if Path(address).is_file():
+        return None
+    scheme, separator, rest = address.partition("://")
+    host, colon, port = rest.rpartition(":")
+    if separator and scheme in ("tcp", "tls") and colon and host and port.isdigit() and 0 < int(port) < 65536:
+        return None
+    return f"--cluster {address!r} is neither {ADDRESS_FORMS}"
+
+
+def connect(address: str, *, timeout: float = CONNECT_TIMEOUT) -> "Client":
     """A client of the scheduler at `address` (``tcp://host:port`` or a scheduler file), with a worker present.
 
     Refuses (ClusterError) a scheduler it cannot reach in `timeout` seconds,
@@ -96,14 +122,18 @@ def connect(address: str, *, timeout: float = 60.0) -> "Client":
     fails in ways that are hard to read.  The caller closes the client
     (``with connect(...) as client``); closing never stops the cluster.
     """
+    problem = address_problem(address)
+    if problem is not None:
+        raise ClusterError(problem)
     distributed = _distributed()
     try:
         if Path(address).is_file():
             client = distributed.Client(scheduler_file=address, timeout=timeout, set_as_default=False)
         else:
             client = distributed.Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, TimeoutError) as error:
-        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {error}") from None
+    except (OSError, TimeoutError, ValueError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ClusterError(f"cannot reach the Dask scheduler at {address} within {timeout:.0f} s ({reason})") from None
     try:
         try:
             client.wait_for_workers(1, timeout=timeout)
@@ -284,46 +314,3 @@ def run_tasks(client: "Client", function: Callable[..., Result], items: Iterable
         yield tasks
     finally:
         tasks._leave()
-
-
-def checkout_root() -> Path:
-    """The root of the checkout this module runs from (on a worker: the worker's clone)."""
-    return Path(__file__).resolve().parent.parent
-
-
-def _append_to_path(folder: str) -> None:
-    path = str(checkout_root() / folder)
-    if path not in sys.path:
-        sys.path.append(path)  # after the standard library and site-packages: tools' bare names shadow nothing
-
-
-def put_on_path(client: "Client", folder: str) -> None:
-    """Put `folder` of its own checkout on the ``sys.path`` of the scheduler and every worker, present or to come.
-
-    Why: the scripts of ``tools/`` import each other by bare name
-    (``import match_game``), so a task whose function or arguments come
-    from them is pickled under those names, and the scheduler (which
-    unpickles the task graph) and the worker must find them before they
-    can even read the task.  A Dask worker plugin does it on the workers
-    (setup runs on each, at once or when it joins; registering it again
-    is harmless), `run_on_scheduler` on the scheduler, which must hold a
-    checkout anyway (it unpickles `training` tasks too).
-    """
-
-    def on_scheduler(folder: str, dask_scheduler: Any) -> None:  # by value: only `training` must import there
-        _append_to_path(folder)
-
-    client.run_on_scheduler(on_scheduler, folder)
-    from distributed.diagnostics.plugin import WorkerPlugin
-
-    class FolderOnPath(WorkerPlugin):  # defined here, so Dask is imported only with --cluster; pickled by value
-        idempotent = True
-
-        def __init__(self, folder: str) -> None:
-            self.folder = folder
-            self.name = f"pawnstorm-path-{folder}"
-
-        def setup(self, worker: Any) -> None:
-            _append_to_path(self.folder)
-
-    client.register_plugin(FolderOnPath(folder))
