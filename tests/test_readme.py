@@ -8,9 +8,14 @@ runs through bash in a scratch folder that sees the repository's `data/`, with
 or the evaluation that changes a printed line fails here until README shows the
 new line.  Only deterministic limits belong in such blocks (`--depth`, `--nodes`);
 the seconds a search took are the one thing compared loosely.
+
+README's option table and its lichess-bot block are checked against the
+options the engine declares at `uci`, so neither names an option the engine
+lacks or a value it would clamp.
 """
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -18,6 +23,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from uci_engine.output import Output
+from uci_engine.protocol import UciEngine
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 README = REPO_ROOT / "README.md"
@@ -100,3 +108,65 @@ def test_loosen_ignores_only_the_seconds() -> None:
         loosen("depth  5/8  line 1    +0.31  nodes      4266  time  12.07s  3...Nf6")
     assert loosen("solved 9/10 (90.0%) in 2.4s, 39232 nodes") != loosen("solved 9/10 (90.0%) in 2.4s, 39233 nodes")
     assert loosen("depth 5 +0.31") != loosen("depth 5 +0.32")
+
+
+# --- the options README names are the engine's --------------------------------------------------
+
+#: `option name Hash type spin default 16 min 1 max 1024`
+DECLARATION = re.compile(r"option name (.+?) type (\w+)(?: default (.*?))?(?: min (-?\d+) max (-?\d+))?$")
+#: A row of README's option table: | `Hash` | spin | 16 (1–1024) | ... |
+TABLE_ROW = re.compile(r"^\| `([^`]+)`\s*\| (\w+)\s*\| ([^|]*?)\s*\|")
+
+
+def engine_options() -> dict[str, tuple[str, str, str | None]]:
+    """name -> (type, default, "min–max" or None), from the engine's own `uci` answer."""
+    stream = io.StringIO()
+    engine = UciEngine(Output(stream))
+    try:
+        engine.handle("uci")
+    finally:
+        engine.searcher.close()
+    options = {}
+    for line in stream.getvalue().splitlines():
+        match = DECLARATION.match(line)
+        if match:
+            name, kind, default, low, high = match.groups()
+            options[name] = (kind, default or "", f"{low}–{high}" if low is not None else None)
+    return options
+
+
+def readme_table() -> dict[str, tuple[str, str, str | None]]:
+    rows = {}
+    for line in README.read_text(encoding="utf-8").splitlines():
+        match = TABLE_ROW.match(line)
+        if match:
+            name, kind, default = match.groups()
+            spin = re.fullmatch(r"(-?\d+) \((-?\d+)–(-?\d+)\)", default)
+            if spin:
+                rows[name] = (kind, spin[1], f"{spin[2]}–{spin[3]}")
+            else:
+                rows[name] = (kind, default.strip("`"), None)
+    return rows
+
+
+def test_readme_option_table_is_the_engines() -> None:
+    assert readme_table() == engine_options()
+
+
+def test_readme_lichess_block_sets_real_options_in_range() -> None:
+    text = README.read_text(encoding="utf-8")
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0].splitlines()
+    start = block.index("  uci_options:")
+    settings = {}
+    for line in block[start + 1:]:
+        if not line.startswith("    "):
+            break
+        name, value = line.split("#", 1)[0].split(":", 1)
+        settings[name.strip()] = value.strip().strip('"')
+    assert {"Move Overhead", "Threads", "Hash", "SyzygyPath"} <= set(settings), settings
+    options = engine_options()
+    for name, value in settings.items():
+        kind, _, span = options[name]
+        if kind == "spin":
+            low, high = map(int, span.split("–"))
+            assert low <= int(value) <= high, (name, value, span)
