@@ -7,7 +7,7 @@ VPY = $(VENV)/bin/python
 PIP = $(VPY) -m pip
 PYTEST_ARGS ?=
 
-.PHONY: all install run test exe bench clean distclean
+.PHONY: all install run test test-fast exe bench clean distclean
 
 all: install
 
@@ -32,8 +32,13 @@ $(VENV)/.installed-build: pyproject.toml $(VENV)/.installed
 run: $(VENV)/.installed
 	exec $(VENV)/bin/pawnstorm
 
+# The whole suite (what CI runs, through .ci/run): about 9.5 minutes on two cores.
 test: $(VENV)/.installed-test
 	$(VPY) -m pytest -q -rs $(PYTEST_ARGS)
+
+# Everything but the tests marked `slow` (pyproject.toml): the quick check while editing.
+test-fast: $(VENV)/.installed-test
+	$(VPY) -m pytest -q -rs -m "not slow" $(PYTEST_ARGS)
 
 exe: $(VENV)/.installed-build
 	$(VENV)/bin/pyinstaller --noconfirm --clean build.spec

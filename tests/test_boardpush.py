@@ -54,6 +54,7 @@ def _check_game(board: chess.Board, rng: random.Random, plies: int) -> int:
     return inlined
 
 
+@pytest.mark.slow  # hundreds of random games, move by move: about 10-20 s
 def test_random_games_match_python_chess() -> None:
     rng = random.Random(50)
     inlined = 0

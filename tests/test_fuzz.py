@@ -257,6 +257,7 @@ def settle(engine: RawEngine, fuzzer: Fuzzer, bestmoves: list[str]) -> None:
     engine.expect("readyok", timeout=SETTLE_GUARD)
 
 
+@pytest.mark.slow  # 80-100 s each: the longest tests in the suite
 @pytest.mark.parametrize("threads", [1, 2])
 def test_fuzz_uci(engine_cmd, repo_root, engine_env, tmp_path, threads: int) -> None:
     rng = random.Random(FUZZ_SEED + threads - 1)

@@ -209,6 +209,7 @@ def test_handshake_features(xboard):
     xboard.ping(1)
 
 
+@pytest.mark.slow  # a game through polyglot
 def test_engine_plays_black_with_fixed_time_and_post(xboard):
     """`st 1`, `post`: the engine answers random white moves, with thinking output."""
     xboard.handshake()
@@ -234,6 +235,7 @@ def test_engine_plays_black_with_fixed_time_and_post(xboard):
     quit_and_check_exit(xboard)
 
 
+@pytest.mark.slow  # a game through polyglot
 def test_engine_plays_white_on_a_clock_without_post(xboard):
     """`level` + `time`/`otim`, `go` as white, `nopost`: moves come, thinking does not."""
     xboard.handshake()

@@ -14,9 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import chess
+import pytest
 from search.driver import Searcher
 from search.types import MATE
 from search.timeman import Limits
+
+#: Searches of tens of thousands of nodes in 70 positions: about half a minute.
+pytestmark = pytest.mark.slow
 
 DATA = Path(__file__).resolve().parent / "data"
 WAC_NODES = 20_000

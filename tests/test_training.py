@@ -85,6 +85,7 @@ def _matrices(records: list[Record], tmp_path: Path, name: str) -> np.ndarray:
     return trainer.load_records([path])
 
 
+@pytest.mark.slow  # trains a net: 10 s or more
 def test_net_learns_material_and_quantises_faithfully(tmp_path: Path) -> None:
     data = _matrices(random_records(3000, seed=3), tmp_path, "train")
     net, stats = trainer.train(data, hidden=16, epochs=12, batch=256, lr=0.01, seed=1, holdout=0.1,
@@ -103,6 +104,7 @@ def test_net_learns_material_and_quantises_faithfully(tmp_path: Path) -> None:
     assert [quantised.evaluate(board) for board in boards[:50]] == list(trainer.quantised_cp(quantised, stm, other)[:50])
 
 
+@pytest.mark.slow  # trains a net: 10 s or more
 def test_output_buckets_learn_what_material_changes_and_match_the_engine(tmp_path: Path) -> None:
     """A knight worth +200 with many pieces on the board and -200 with few: the
     bucketed net fits it better than the single head, and the engine picks the
@@ -175,6 +177,7 @@ def test_the_trainer_command_writes_a_deep_bucketed_net(tmp_path: Path, capsys: 
     assert first == pytest.approx(played, rel=0.01)  # the fine-tuning starts where the file plays
 
 
+@pytest.mark.slow  # trains a net: 10 s or more
 @pytest.mark.parametrize("stacks", [False, True])
 def test_a_second_layer_learns_and_the_engine_plays_it(tmp_path: Path, stacks: bool) -> None:
     """With layer stacks too: each bucket's own second layer, as the engine runs it."""

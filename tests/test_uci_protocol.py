@@ -798,3 +798,16 @@ def test_go_nodes_limit(uci, nodes):
     assert reported, "depth 1 takes fewer nodes than any of these limits"
     # The count is looked at every CHECK_EVERY nodes: the search stops at the first look past the limit.
     assert max(reported) < nodes + CHECK_EVERY
+
+
+@pytest.mark.parametrize("go", ["go", "go depth abc"])
+def test_engine_process_searches_a_go_without_a_clock_from_the_book_position(raw, go):
+    """What a GUI that analyses sends: the real process searches (the book is for clocks only)."""
+    raw.send("position startpos")
+    raw.send(go)
+    _, before = raw.expect("info depth")
+    raw.send("stop")
+    _, after = raw.bestmove(chess.Board())
+    strings = [line for line in before + after if line.startswith("info string")]
+    assert not any("book move" in line for line in strings), strings
+    assert len(strings) == (go != "go"), strings  # `abc` is named once

@@ -163,10 +163,26 @@ def test_options_that_turn_the_book_off(uci, option) -> None:
     ("go wtime 60000 btime 60000 mate 1 movetime 100", False),
     ("go infinite", True),
     ("go ponder wtime 60000 btime 60000", True),
+    ("go wtime 60000 btime 60000 searchmoves d2d4", False),
+    ("go", True),  # no limit at all: analysis, as in Stockfish, which has no book
+    ("go winc 1000 binc 1000 movestogo 30", True),  # increments without a clock are no clock
 ])
 def test_limits_that_always_search(uci, go, stop) -> None:
     assert book_move_played(uci, "go wtime 60000 btime 60000")
     assert not book_move_played(uci, go, stop)
+
+
+@pytest.mark.parametrize("go", ["go depth abc", "go movetime soon", "go wtime"])
+def test_a_malformed_go_is_named_and_searched_without_the_book(uci, go) -> None:
+    """The bad number is dropped, with one message; what is left has no clock, so it searches."""
+    assert not book_move_played(uci, go, stop=True)
+    (message,) = uci.info_strings()
+    assert message.startswith("info string go: ") and "needs a number" in message, message
+
+
+def test_a_clock_beside_a_malformed_limit_still_plays_from_the_book(uci) -> None:
+    assert book_move_played(uci, "go wtime 60000 btime 60000 depth abc")
+    assert any("depth needs a number" in line for line in uci.info_strings())
 
 
 def test_book_file_change_reopens_the_book(uci, tmp_path: Path) -> None:

@@ -304,9 +304,19 @@ class UciEngine:
     # --- book ----------------------------------------------------------------
 
     def _book_move(self, board: chess.Board, limits: Limits) -> chess.Move | None:
-        """A book move for games under a clock; analysis requests always search."""
+        """A book move only for a game's move: a `go` with a clock or a movetime.
+
+        Everything else is analysis, and an analyst wants a search, as from
+        Stockfish, which has no book: a bare `go` (or one whose only limit was
+        malformed, like `go depth abc`), `go infinite`, `go depth`/`nodes`/`mate`,
+        `go ponder` and `go searchmoves` all search.
+        """
         if not self.options["OwnBook"] or self.options["UCI_AnalyseMode"] or limits.infinite or limits.ponder:
             return None
+        if limits.wtime is None and limits.btime is None and limits.movetime is None:
+            return None  # no clock: nobody is waiting for a game move
+        if limits.searchmoves is not None:
+            return None  # the root was narrowed by hand: that is analysis
         if board.chess960:
             return None  # polyglot books hold standard chess only
         if int(self.options["MultiPV"]) > 1:
