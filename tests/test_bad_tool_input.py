@@ -71,6 +71,9 @@ def test_a_one_sided_match_reports_a_bound_not_a_number() -> None:
     assert elo_text(lost.score, lost.score_lo, lost.score_hi).startswith("< -")
     drawn = summarize(_games([0.5] * 8), "a")  # no variance either: Wilson keeps a width
     assert drawn.elo_lo < 0 < drawn.elo_hi
+    nearly = summarize(_games([1.0] * 7 + [0.5]), "a")  # the normal interval would run past a score of 1
+    assert 0 < nearly.score_lo < nearly.score < nearly.score_hi <= 1 and "2400" not in elo_text(
+        nearly.score, nearly.score_lo, nearly.score_hi)
     mixed = summarize(_games([1.0, 0.5, 0.0, 1.0, 0.5, 0.5]), "a")
     assert elo_text(mixed.score, mixed.score_lo, mixed.score_hi).endswith("(95%)") and "[" in elo_text(
         mixed.score, mixed.score_lo, mixed.score_hi)

@@ -19,9 +19,9 @@ from tools.common import elo, elo_text, pentanomial, sprt_bounds, sprt_llr, wils
 
 def pooled_scores(pentas: list[list[int]]) -> tuple[int, float, float, float]:
     """(pairs, score, score_low, score_high) of the summed pentanomial counts (Wilson's interval where
-    every pair scored alike, so that the interval keeps a width)."""
+    every pair scored alike or the normal one leaves the possible scores)."""
     pairs, mean, se = pentanomial([sum(column) for column in zip(*pentas)])
-    if se > 0:
+    if se > 0 and 0 <= mean - 1.96 * se and mean + 1.96 * se <= 1:
         return pairs, mean, mean - 1.96 * se, mean + 1.96 * se
     return (pairs, mean, *wilson(mean, 2 * pairs))
 

@@ -124,7 +124,9 @@ def summarize(results: Sequence[GameResult], name_a: str) -> Summary:
     The interval comes from the pair variance (pentanomial) once two pairs are
     complete, as colour-swapped pairs are correlated; before that from the
     per-game variance; where that variance is zero (every game won, lost or
-    drawn) from Wilson's interval of the game score, which still has a width.
+    drawn) or the interval runs past a score of 0 or 1 (7 wins and a draw),
+    from Wilson's interval of the game score, which has a width and stays
+    within the possible scores.
     """
     points = points_of(results, name_a)
     pts = [p for _, p in points]
@@ -138,9 +140,10 @@ def summarize(results: Sequence[GameResult], name_a: str) -> Summary:
         se = math.sqrt(sum((x - mean) ** 2 for x in pts) / max(1, n - 1) / max(1, n))
     if se > 0:
         los = 0.5 * (1 + math.erf((mean - 0.5) / (se * math.sqrt(2))))
-        low, high = mean - 1.96 * se, mean + 1.96 * se
     else:
         los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+    low, high = mean - 1.96 * se, mean + 1.96 * se
+    if se <= 0 or low < 0 or high > 1:  # the normal interval has no width or leaves the possible scores
         low, high = wilson(mean, n)
     return Summary(n, wins, losses, n - wins - losses, mean, penta, elo(mean), elo(low), elo(high), los, low, high)
 
