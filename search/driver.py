@@ -99,8 +99,7 @@ class Searcher:
         #: Depths this searcher passes over (a Lazy SMP helper's diversity,
         #: search/smp.py); None: every depth.  The last depth is never skipped.
         self.skip_depth: Callable[[int], bool] | None = None
-        #: What the search walks: `Position`, or a subclass that watches it (the
-        #: data generator's sampler of evaluated positions, training/datagen.py).
+        #: What the search walks: `Position`, or a subclass that watches it (training/datagen.py's sampler).
         self.position_type: type[Position] = Position
         #: Static evaluations kept from search to search, and the net they are of.
         self._evals: tuple[Net | None, dict[int, int]] = (net, {})

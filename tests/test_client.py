@@ -8,6 +8,9 @@ Every wait has a generous hang guard; nothing here asserts how fast the
 engine is.  Searches use depths and node counts; the few movetimes are
 smoke tests whose outcome does not depend on the machine's speed (games
 under movetime on a deterministic clock are in tests/test_uci_rules.py).
+
+Past 500 lines on purpose: both clients share the engine-process fixtures,
+and one file keeps "what a real client sees" together.
 """
 
 from __future__ import annotations

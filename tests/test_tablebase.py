@@ -7,6 +7,9 @@ files; tests/test_syzygy.py plays the endings out through UCI and
 tests/test_syzygy_files.py feeds the engine bad paths and damaged files.
 The games drive the real engine through python-chess's `SimpleEngine`, with
 node limits so that each takes a few seconds at most.
+
+Past 500 lines on purpose: both table formats and the root filtering share
+the bundled tables' fixtures; the bad-path tests are in test_syzygy_files.py.
 """
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""The NNUE pipeline on tiny data: record files, the trainer, quantisation."""
+"""The NNUE pipeline on tiny data: record files, the trainer, quantisation.
+
+Past 500 lines on purpose: the trainer's tests share its tiny data builders
+(`random_records`, `_matrices`) and check one pipeline end to end, from the
+generator's chunks to the engine playing the quantised net.
+"""
 from __future__ import annotations
 
 import dataclasses

@@ -8,6 +8,10 @@ join the search thread with `engine.wait_for_search()`.
 The pure parsers (`parse_go`, `parse_position`, `board_from_fen`) are tested
 directly, including a few Hypothesis properties ("never raises, always yields
 sane limits").
+
+Past 500 lines on purpose: it is the one home of the protocol's contract, a
+test per command and per malformed variant of it, read in the order of the
+UCI specification; split, the contract would have no single place.
 """
 
 from __future__ import annotations
