@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 import chess
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -95,3 +96,13 @@ def test_sprt_llr_reproduces_the_shared_runner_and_leans_with_the_score() -> Non
     assert sprt_llr([0, 0, 50, 0, 0], 0, 15) == 0.0
     lower, upper = sprt_bounds(0.05, 0.05)
     assert round(upper, 2) == 2.94 and lower == -upper
+
+
+def test_the_node_profile_files_every_second_under_one_part() -> None:
+    from tools import node_profile
+
+    nodes, micros, shares = node_profile.profile(2)
+    assert nodes > 0 and micros > 0
+    assert sum(shares.values()) == pytest.approx(1.0)
+    assert set(shares) == {name for name, _ in node_profile.PARTS} | {node_profile.OTHER}
+    assert shares[node_profile.OTHER] < 0.5  # the parts hold most of a node, not the leftovers
