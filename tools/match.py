@@ -71,7 +71,7 @@ from tqdm import tqdm
 
 from tools.common import DEFAULT_OPENINGS, elo, elo_text, load_openings, pentanomial, sprt_bounds, sprt_llr, wilson
 from tools.cluster import CONNECT_TIMEOUT, address_problem
-from tools.match_game import FAULT_KINDS, EngineSpec, Fault, GameResult, Job, parse_engine, play_game
+from tools.match_game import FAULT_KINDS, RULE_DEFAULTS, EngineSpec, Fault, GameResult, Job, parse_engine, play_game
 
 #: A game's points for White.
 WHITE_POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -240,17 +240,18 @@ def build_parser() -> argparse.ArgumentParser:
                          f"(tcp://host:8786) or scheduler file; an unreachable one is given up after "
                          f"{CONNECT_TIMEOUT:.0f} s; needs the `cluster` extra (docs/cluster.md)")
     ap.add_argument("--pgn", help="write all games to this PGN file")
-    ap.add_argument("--max-plies", type=int, default=400)
-    ap.add_argument("--time-margin", type=float, default=0.05,
+    ap.add_argument("--max-plies", type=int, default=RULE_DEFAULTS["max_plies"])
+    ap.add_argument("--time-margin", type=float, default=RULE_DEFAULTS["time_margin"],
                     help="seconds an engine may overrun its clock before it loses on time")
-    ap.add_argument("--start-timeout", type=float, default=20.0)
-    ap.add_argument("--move-timeout", type=float, default=120.0,
+    ap.add_argument("--start-timeout", type=float, default=RULE_DEFAULTS["start_timeout"])
+    ap.add_argument("--move-timeout", type=float, default=RULE_DEFAULTS["move_timeout"],
                     help="seconds to wait for a move without a clock before calling it a stall")
-    ap.add_argument("--resign-score", type=int, default=700, help="0 disables resign adjudication")
-    ap.add_argument("--resign-moves", type=int, default=4)
-    ap.add_argument("--draw-score", type=int, default=10)
-    ap.add_argument("--draw-moves", type=int, default=8)
-    ap.add_argument("--draw-after", type=int, default=40)
+    ap.add_argument("--resign-score", type=int, default=RULE_DEFAULTS["resign_score"],
+                    help="0 disables resign adjudication")
+    ap.add_argument("--resign-moves", type=int, default=RULE_DEFAULTS["resign_moves"])
+    ap.add_argument("--draw-score", type=int, default=RULE_DEFAULTS["draw_score"])
+    ap.add_argument("--draw-moves", type=int, default=RULE_DEFAULTS["draw_moves"])
+    ap.add_argument("--draw-after", type=int, default=RULE_DEFAULTS["draw_after"])
     ap.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
                     help="stop as soon as a sequential test decides between ELO0 and ELO1 "
                          "(logistic Elo of the first engine over the second); --games is then the maximum")
@@ -263,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                     help="draw a progress bar on stderr (default: only on a terminal)")
     ap.add_argument("--quiet", action="store_true", help="no line per finished game")
+    ap.set_defaults(node_jitter=RULE_DEFAULTS["node_jitter"], own_book=RULE_DEFAULTS["own_book"])  # rules with no flag
     return ap
 
 

@@ -96,16 +96,21 @@ class Move:
     clock_left: float | None  # the mover's clock after the move (None without a clock)
 
 
+#: Every rule `play_game` reads, with its default: `tools.match`'s command line takes its
+#: defaults from here, and `rules` starts from here, so the two cannot drift apart.
+RULE_DEFAULTS: dict[str, object] = dict(
+    tc=None, nodes=None, depth=None, movetime=None, ponder=False, max_plies=400, time_margin=0.05,
+    start_timeout=20.0, move_timeout=120.0, resign_score=700, resign_moves=4, draw_score=10, draw_moves=8,
+    draw_after=40, node_jitter=0.0, own_book=True)
+
+
 def rules(**changes: object) -> argparse.Namespace:
-    """The game rules of `tools.match`'s defaults with `changes` (the namespace `play_game` reads).
+    """`RULE_DEFAULTS` with `changes` (the namespace `play_game` reads).
 
     For the tools that play games without match.py's command line:
     ``rules(nodes=2000, node_jitter=0.25, max_plies=240)``.
     """
-    settings = argparse.Namespace(tc=None, nodes=None, depth=None, movetime=None, ponder=False, max_plies=400,
-                                  time_margin=0.05, start_timeout=20.0, move_timeout=120.0, resign_score=700,
-                                  resign_moves=4, draw_score=10, draw_moves=8, draw_after=40, node_jitter=0.0,
-                                  own_book=True)
+    settings = argparse.Namespace(**RULE_DEFAULTS)
     for name, value in changes.items():
         if not hasattr(settings, name):
             raise TypeError(f"no game rule named {name!r}")
@@ -179,7 +184,7 @@ def play_pair(jobs: Sequence[Job], args: argparse.Namespace,
 def _start(spec: EngineSpec, colour: chess.Color, args: argparse.Namespace) -> chess.engine.SimpleEngine:
     """The started engine; a Forfeit when it does not start or refuses an option."""
     try:
-        return open_engine(spec.cmd, spec.options, book=getattr(args, "own_book", True), timeout=args.start_timeout)
+        return open_engine(spec.cmd, spec.options, book=args.own_book, timeout=args.start_timeout)
     except Exception as exc:
         raise Forfeit(colour, Fault(spec.name, "crash", f"failed to start: {exc}"),
                       f"{spec.name} failed to start") from exc
@@ -201,7 +206,7 @@ def _play_out(specs: dict[chess.Color, EngineSpec], engines: dict[chess.Color, c
             return "1/2-1/2", "max plies"
         turn = board.turn
         nodes = args.nodes
-        if nodes and getattr(args, "node_jitter", 0.0):  # so that games from one opening differ
+        if nodes and args.node_jitter:  # so that games from one opening differ
             nodes = int(nodes * rng.uniform(1 - args.node_jitter, 1 + args.node_jitter))
         played = _next_move(engines[turn], specs[turn].name, board, clock, nodes, job.number, args, hung)
         move, score = played.move, played.score
