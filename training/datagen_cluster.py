@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from tools import cluster
+from training.chunks import write_atomically
 from training.teacher import Teacher
 
 if TYPE_CHECKING:  # annotations only: datagen imports this module
@@ -141,13 +142,6 @@ def make_chunk(task: Task, settings: Settings, reference: Facts, make: MakeChunk
 
 
 # --- on the client -------------------------------------------------------------
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Under a temporary name, then renamed: `--out` never holds half a chunk."""
-    partial = path.with_name(path.name + ".part")
-    partial.write_bytes(data)
-    partial.replace(path)
-
 
 @contextmanager
 def chunks(address: str, settings: Settings, pending: list[Task],
