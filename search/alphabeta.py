@@ -291,7 +291,7 @@ class AlphaBeta:
         if in_check is None:
             in_check = pos.in_check()
         if in_check:
-            moves = pos.legal_moves()
+            moves = pos.legal_moves(True)
             if not moves:
                 return -MATE + ply
             best_score = -INFINITY

@@ -13,8 +13,10 @@ The moves come in exactly python-chess's order (pieces by descending
 square, then castling, pawn captures, single and double pushes, en
 passant), so that a search's tree, which breaks ordering ties by
 generation order, is the same with either generator; tests compare the two
-move for move.  In check, the evasions are python-chess's: they are few.
-Hot path: one flat function, written for speed, not for reading.
+move for move.  In check, `evasions` gives python-chess's evasions, in its
+order, from the same loops: king steps, then (one checker) the moves that
+take it or block its line.  Hot path: flat functions, written for speed,
+not for reading.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ _DIAG_ATTACKS, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
 _RANK_ATTACKS, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
 _FILE_ATTACKS, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
 _RAYS = chess.BB_RAYS
+_BETWEEN = chess.between
 _ALL = chess.BB_ALL
 _BACKRANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 #: Every non-promotion move, made once: `MOVES[from][to]`.  A table lookup
@@ -177,6 +180,47 @@ def legal_moves(board: chess.Board, from_mask: chess.Bitboard = _ALL,
     ep = board.ep_square
     if ep is not None and (to_mask >> ep) & 1:  # (captures ask with the enemy's pieces only: never the empty ep square)
         moves.extend(board.generate_legal_ep(from_mask, to_mask))
+    return moves
+
+
+def evasions(board: chess.Board) -> list[chess.Move]:
+    """`list(board.generate_legal_moves())` for a side in check (the caller knows it is), on a plain board.
+
+    python-chess's order: the king's steps by descending square, then, with
+    a single checker, every other piece's moves onto the checker or the
+    squares between it and the king, as `legal_moves` makes them, then an en
+    passant capture of a checking pawn.  A pinned piece never evades a
+    check (its line and the check's meet only at the king), which
+    `legal_moves`'s pin rule already gives.
+    """
+    us = board.turn
+    them = not us
+    ours = board.occupied_co[us]
+    king = (board.kings & ours).bit_length() - 1
+    checkers = board.attackers_mask(them, king)
+    # Squares on a slider's line through the king, beyond it too: the king
+    # cannot step back along the line it is checked on.
+    attacked = 0
+    sliders = checkers & (board.bishops | board.rooks | board.queens)
+    while sliders:
+        checker = sliders.bit_length() - 1
+        sliders ^= 1 << checker
+        attacked |= _RAYS[king][checker] & ~(1 << checker)
+    moves: list[chess.Move] = []
+    row = MOVES[king]
+    steps = _KING_ATTACKS[king] & ~ours & ~attacked
+    while steps:
+        to = steps.bit_length() - 1
+        steps ^= 1 << to
+        if not board.attackers_mask(them, to):
+            moves.append(row[to])
+    checker = checkers.bit_length() - 1
+    if checkers == 1 << checker:  # one checker: take it or block
+        target = _BETWEEN(king, checker) | checkers
+        moves += legal_moves(board, ~board.kings, target)
+        ep = board.ep_square
+        if ep is not None and not (1 << ep) & target and ep + (-8 if us else 8) == checker:
+            moves.extend(board.generate_legal_ep())
     return moves
 
 

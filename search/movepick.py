@@ -49,7 +49,7 @@ def staged_moves(pos: Position, orderer: MoveOrderer | None, hash_move: int, ply
         else:
             hash_move = 0  # a stale or colliding entry
     if in_check or orderer is None:
-        moves = pos.legal_moves()
+        moves = pos.legal_moves(in_check)
         if orderer is None:
             yield from _without(moves, hash_move)
         else:

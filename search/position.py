@@ -31,7 +31,7 @@ from eval.nnue import Net
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
 from search.boardpush import push_plain
 from search.checks import gives_check, quiet_check_test
-from search.movegen import legal_captures, promoting_pawns
+from search.movegen import evasions, legal_captures, promoting_pawns
 from search.movegen import legal_moves as movegen_legal_moves
 from search.types import MATE
 
@@ -167,8 +167,14 @@ class Position:
         """A check test for this node's quiet moves and the squares they must reach (`search.checks.quiet_check_test`)."""
         return quiet_check_test(self.board)
 
-    def legal_moves(self) -> list[chess.Move]:
-        return list(self.board.generate_legal_moves())
+    def legal_moves(self, in_check: bool | None = None) -> list[chess.Move]:
+        """Every legal move, in python-chess's order; `in_check`: whether the side to move is, if the caller knows."""
+        board = self.board
+        if not self._plain:  # variants keep python-chess's rules
+            return list(board.generate_legal_moves())
+        if in_check is None:
+            in_check = self.in_check()
+        return evasions(board) if in_check else movegen_legal_moves(board)
 
     def tactical_moves(self, underpromotions: bool = False) -> list[chess.Move]:
         """Captures and promotions: queen promotions only for quiescence, all for the main search.

@@ -30,7 +30,7 @@ class GameTree:
     def is_draw(self) -> bool:
         return False
 
-    def legal_moves(self) -> list[str]:
+    def legal_moves(self, in_check: bool | None = None) -> list[str]:
         return list(self.children.get(self.path[-1], []))
 
     def tactical_moves(self) -> list[str]:

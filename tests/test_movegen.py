@@ -15,7 +15,7 @@ import pytest
 import search.alphabeta
 from search.alphabeta import AlphaBeta
 from search.features import Features
-from search.movegen import legal_captures, legal_moves, pinned
+from search.movegen import evasions, legal_captures, legal_moves, pinned
 from search.position import Position
 from search.tt import TranspositionTable
 from search.types import INFINITY
@@ -113,3 +113,48 @@ def test_quiescence_shortcut_changes_neither_score_nor_tree(monkeypatch: pytest.
     monkeypatch.setattr(search.alphabeta, "_best_victim", lambda board: INFINITY)  # never below the bar
     assert run() == with_shortcut
     assert generated > generated_with  # the shortcut was taken, and saved generations
+
+
+def positions_in_check(seed: int, games: int, chess960: bool = False) -> list[chess.Board]:
+    """Positions in check from random games that prefer checks (double checks, ep and promotions among them)."""
+    rng = random.Random(seed)
+    positions = []
+    for _ in range(games):
+        board = chess.Board(chess960=chess960)
+        if chess960:
+            board.set_chess960_pos(rng.randrange(960))
+        for _ in range(rng.randrange(10, 160)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            checks = [m for m in moves if board.gives_check(m)]
+            board.push(rng.choice(checks if checks and rng.random() < 0.6 else moves))
+            if board.is_check():
+                positions.append(board.copy(stack=False))
+    return positions
+
+
+@pytest.mark.parametrize("chess960", [False, True])
+def test_evasions_are_python_chess_evasions_in_its_order(chess960: bool) -> None:
+    positions = positions_in_check(5 + chess960, 80, chess960)
+    assert len(positions) > 1000
+    double = sum(chess.popcount(board.checkers_mask()) > 1 for board in positions)
+    assert double  # the king-only branch is exercised (test_tricky_evasions has more)
+    for board in positions:
+        assert evasions(board) == list(board.generate_legal_moves()), board.fen()
+        assert Position(board).legal_moves() == list(board.generate_legal_moves()), board.fen()
+
+
+@pytest.mark.parametrize("fen", [
+    "4k3/8/8/8/8/8/4r3/4K3 w - - 0 1",  # the king may not step back along the checking file
+    "4k3/8/8/3Pp3/5K2/8/8/8 w - e6 0 2",  # e.p. takes the checking pawn
+    "3rk3/8/8/3Pp3/3K4/8/8/8 w - e6 0 2",  # ... but not by a pawn pinned on its file
+    "4k3/8/8/8/8/8/3q4/4K2R w K - 0 1",  # no castling out of check
+    "4k3/8/8/8/7q/8/3P4/3QKB1N w - - 0 1",  # a queen's check blocked on f2 or g3 by the knight
+    "4k3/8/8/8/8/5n2/8/r3K3 w - - 0 1",  # double check: the king alone moves
+    "4k3/8/8/8/8/5n2/3P4/r3K3 w - - 0 1",  # double check, and d2 could block the rook alone
+])
+def test_tricky_evasions(fen: str) -> None:
+    board = chess.Board(fen)
+    assert board.is_check()
+    assert evasions(board) == list(board.generate_legal_moves())
