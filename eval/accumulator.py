@@ -1,7 +1,7 @@
 """The net's accumulator arithmetic for a search: what a move changes, and the score read off it.
 
-The accumulator of a position is one numpy int32 vector, [White's H | Black's
-H] (`eval.nnue`'s docstring has the features).  A move changes two to four
+The accumulator of a position is one numpy float64 vector of integers,
+[White's H | Black's H] (`eval.nnue`'s docstring has the features).  A move changes two to four
 features, so the search updates the vector move by move instead of summing it
 afresh: `Accumulator.moved` and `Accumulator.castled` return the vector after
 a move, and `Accumulator.score` the side to move's centipawns.
@@ -30,14 +30,14 @@ _BLACK_ROWS = 384
 class Accumulator:
     """A net's incremental update and scoring, for one search."""
 
-    __slots__ = ("net", "_rows", "_bucket_of", "_clip", "_inputs", "_deep", "_head", "_b2", "_qa", "_divisor",
-                 "_cp_scale")
+    __slots__ = ("net", "_rows", "_bucket_of", "_clip", "_inputs", "_deep", "_head", "_b2", "_divisor", "_cp_scale",
+                 "_top")
 
     def __init__(self, net: Net) -> None:
         self.net = net
         self._rows = net.dual_rows
         self._bucket_of = net.bucket_of
-        self._qa = net.qa
+        self._top = float(net.qa)  # float bounds: the clip of a float64 vector then converts nothing
         self._cp_scale = net.cp_scale
         self._divisor = net.qa * net.qb
         self._head, self._b2 = net.head, net.b2
@@ -47,7 +47,7 @@ class Accumulator:
             self._clip = self._inputs[:-1]
         else:
             self._inputs = None
-            self._clip = np.empty(2 * net.hidden, np.int32)
+            self._clip = np.empty(2 * net.hidden)
 
     def refresh(self, board: chess.Board) -> np.ndarray:
         """The vector of `board`, summed from scratch."""
@@ -87,7 +87,7 @@ class Accumulator:
         (`clip_into`) costs a fraction of `np.clip`.
         """
         clipped = self._clip
-        clip_into(acc, 0, self._qa, out=clipped)
+        clip_into(acc, 0.0, self._top, out=clipped)
         bucket = self._bucket_of[pieces]
         if self._deep is not None:
             return self._deep(self._inputs, turn, bucket)
