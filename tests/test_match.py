@@ -8,6 +8,7 @@ crash, play an illegal move, stall or overrun their clock.
 """
 from __future__ import annotations
 
+import io
 import os
 import re
 import shlex
@@ -17,6 +18,7 @@ import threading
 from pathlib import Path
 
 import chess
+import chess.pgn
 import pytest
 
 from tests.conftest import REPO_ROOT
@@ -288,6 +290,40 @@ def test_moves_to_go_and_ponder_reach_the_engines(capsys: pytest.CaptureFixture,
     assert gos[0].endswith("movestogo 3")
     assert any(line.endswith("movestogo 1") for line in gos)
     assert any(line.startswith("go ponder") for line in gos) and "ponderhit" in sent
+
+
+def xboard_fake(mode: str) -> str:
+    return f"{PYTHON} {shlex.quote(str(REPO_ROOT / 'tests' / 'fake_xboard.py'))} {mode}"
+
+
+def test_an_xboard_engine_plays_a_uci_engine_on_the_clock(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    pgn = tmp_path / "games.pgn"
+    rc, out = run_match(["--engine", f"uci={fake('legal')}", "--engine", f"cecp={xboard_fake('legal')}",
+                         "--xboard", "cecp", "--tc", "5+0.05", "--games", "2", "--max-plies", "30",
+                         "--pgn", str(pgn)], capsys)
+    assert rc == 0, out
+    assert "uci vs cecp: games 2, " in out and "faults: 0" in out, out
+    games = pgn.read_text()
+    assert '[White "cecp"]' in games and '[Black "cecp"]' in games
+    stream = io.StringIO(games)
+    for _ in range(2):
+        game = chess.pgn.read_game(stream)
+        assert game is not None and len(list(game.mainline_moves())) >= 10, games  # both sides moved, legally
+
+
+def test_an_xboard_resignation_is_a_loss_and_no_fault(capsys: pytest.CaptureFixture) -> None:
+    rc, out = run_match(["--engine", f"uci={fake('legal')}", "--engine", f"quitter={xboard_fake('resign')}",
+                         "--xboard", "quitter", "--nodes", "1", "--games", "2"], capsys)
+    assert rc == 0, out
+    assert "uci vs quitter: games 2, +2 -0 =0" in out and "faults: 0" in out, out
+
+
+def test_xboard_names_an_engine_of_the_match(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exited:
+        match.main(["--engine", f"a={fake('legal')}", "--engine", f"b={fake('legal')}", "--xboard", "c",
+                    "--nodes", "1"])
+    assert exited.value.code == 2
+    assert "--xboard c: no engine named c" in capsys.readouterr().err
 
 
 # --- suites ---------------------------------------------------------------------------

@@ -35,14 +35,17 @@ MATE_SCORE = 100_000
 # --- engines ---------------------------------------------------------------------
 
 def open_engine(command: list[str], options: Mapping[str, object] | None = None, *, book: bool = True,
-                timeout: float | None = 10.0) -> chess.engine.SimpleEngine:
-    """A started UCI engine with `options` set.
+                timeout: float | None = 10.0, protocol: str = "uci") -> chess.engine.SimpleEngine:
+    """A started engine with `options` set; `protocol` "uci" or "xboard".
 
     `book=False` also switches its own opening book off where it has one (an
     `OwnBook` option; Stockfish has none), so that games start from the given
     position.  The engine is closed again if an option is refused.
     """
-    engine = chess.engine.SimpleEngine.popen_uci(command, timeout=timeout)
+    if protocol not in ("uci", "xboard"):
+        raise ValueError(f"unknown engine protocol {protocol!r} (uci or xboard)")
+    popen = chess.engine.SimpleEngine.popen_uci if protocol == "uci" else chess.engine.SimpleEngine.popen_xboard
+    engine = popen(command, timeout=timeout)
     try:
         if not book and "OwnBook" in engine.options:
             engine.configure({"OwnBook": False})

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Play a match between two UCI engines and report the Elo difference.
+"""Play a match between two engines (UCI, or xboard with --xboard) and report the Elo difference.
 
 A small, dependency-light match runner built on python-chess's UCI client
 (the same client many tools and GUIs are tested against). It exists so that
@@ -20,6 +20,12 @@ Examples (from the repository's root; engine commands are run as given):
   python -m tools.match --engine "a=./a" --engine "b=./b" --nodes 20000 --games 100
   python -m tools.match --engine "new=..." --engine "old=..." --tc 5+0.05 --games 4000 \\
          --sprt 0 10 --concurrency 2          # stops as soon as the test decides
+
+An engine that speaks xboard (CECP) rather than UCI is named with
+--xboard NAME (python-chess speaks both; its options are then the
+engine's `feature option=` ones, and it may resign):
+  python -m tools.match --engine "new=.venv/bin/pawnstorm" --engine "fairymax=/usr/games/fairymax" \\
+         --xboard fairymax --tc 10+0.1 --games 100
 
 Limits: --tc BASE+INC (seconds, e.g. 10+0.1) or MOVES/BASE[+INC] (e.g. 40/5:
 40 moves in 5 s, the clock topped up every 40 moves, `movestogo` in every
@@ -57,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import logging
 import math
 import random
 import signal
@@ -224,6 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", action="append", required=True, help="NAME=COMMAND (twice)")
     ap.add_argument("--option", action="append", default=[], help="NAME.Option=value")
+    ap.add_argument("--xboard", action="append", default=[], metavar="NAME",
+                    help="the engine called NAME speaks xboard (CECP), not UCI")
     ap.add_argument("--tc", help="time control BASE+INC in seconds, e.g. 10+0.1, or MOVES/BASE[+INC], e.g. 40/5")
     ap.add_argument("--nodes", type=int)
     ap.add_argument("--depth", type=int)
@@ -298,6 +307,11 @@ def engines_from(args: argparse.Namespace, ap: argparse.ArgumentParser) -> tuple
         if spec is None:
             ap.error(f"--option {opt}: no engine named {ename}")
         spec.options[oname] = value
+    for name in args.xboard:
+        spec = {a.name: a, b.name: b}.get(name)
+        if spec is None:
+            ap.error(f"--xboard {name}: no engine named {name}")
+        spec.protocol = "xboard"
     return a, b
 
 
@@ -323,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     # SIGINT ignored; restore Python's handler so that `kill -INT` still
     # stops it after the games in play (the pairs already played are kept).
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # xboard engines chat (`tellics`, their own notes), which python-chess
+    # logs line by line as unexpected; faults are counted and reported here.
+    logging.getLogger("chess.engine").setLevel(logging.ERROR)
     if not (args.tc or args.nodes or args.depth or args.movetime):
         ap.error("give --tc, --nodes, --depth or --movetime")
     if args.cluster and (problem := address_problem(args.cluster)) is not None:

@@ -1,4 +1,4 @@
-"""One game between UCI engines: the engines, the clock, adjudication and faults.
+"""One game between engines (UCI or xboard): the engines, the clock, adjudication and faults.
 
 The one game loop of the tools: `tools.match` plays its matches with it,
 `tools.selfplay` its annotated self-play games and `tools.clock` its
@@ -6,7 +6,8 @@ time-use tables, each watching the moves through `play_game`'s per-move
 hook.  Kept apart from match.py so that a game's rules can be read (and
 tested) without the runner's scheduling, SPRT and reporting.  A game ends by the
 rules of chess, by adjudication, at the ply cap, or by a fault of one side,
-which loses the game:
+which loses the game (an xboard engine may also resign, which is a loss
+and no fault):
 
   crash    the engine failed to start, refused an option or died
   illegal  it answered with a move that is illegal (or not a move) there
@@ -45,11 +46,13 @@ FAULT_KINDS = ("crash", "illegal", "time", "stall")
 
 @dataclass
 class EngineSpec:
-    """An engine as the command line gives it: `--engine NAME=COMMAND` and its `--option NAME.Opt=value`."""
+    """An engine as the command line gives it: `--engine NAME=COMMAND`, its `--option NAME.Opt=value`, `--xboard NAME`."""
 
     name: str
     cmd: list[str]
     options: dict[str, str] = field(default_factory=dict)
+    #: "uci" or "xboard" (CECP, spoken by many older engines: python-chess plays both).
+    protocol: str = "uci"
 
 
 def parse_engine(text: str) -> EngineSpec:
@@ -184,7 +187,8 @@ def play_pair(jobs: Sequence[Job], args: argparse.Namespace,
 def _start(spec: EngineSpec, colour: chess.Color, args: argparse.Namespace) -> chess.engine.SimpleEngine:
     """The started engine; a Forfeit when it does not start or refuses an option."""
     try:
-        return open_engine(spec.cmd, spec.options, book=args.own_book, timeout=args.start_timeout)
+        return open_engine(spec.cmd, spec.options, book=args.own_book, timeout=args.start_timeout,
+                           protocol=spec.protocol)
     except Exception as exc:
         raise Forfeit(colour, Fault(spec.name, "crash", f"failed to start: {exc}"),
                       f"{spec.name} failed to start") from exc
@@ -209,6 +213,8 @@ def _play_out(specs: dict[chess.Color, EngineSpec], engines: dict[chess.Color, c
         if nodes and args.node_jitter:  # so that games from one opening differ
             nodes = int(nodes * rng.uniform(1 - args.node_jitter, 1 + args.node_jitter))
         played = _next_move(engines[turn], specs[turn].name, board, clock, nodes, job.number, args, hung)
+        if played is None:
+            return LOSS[turn], "resigned"
         move, score = played.move, played.score
         scores.append(score.pov(chess.WHITE).score(mate_score=MATE_SCORE) if score else None)
         if on_move is not None:
@@ -222,8 +228,8 @@ def _play_out(specs: dict[chess.Color, EngineSpec], engines: dict[chess.Color, c
 
 
 def _next_move(engine: chess.engine.SimpleEngine, name: str, board: chess.Board, clock: Clock | None,
-               nodes: int | None, game: int, args: argparse.Namespace, hung: set[chess.Color]) -> Move:
-    """The mover's legal move, its score and its time; a Forfeit on any fault."""
+               nodes: int | None, game: int, args: argparse.Namespace, hung: set[chess.Color]) -> Move | None:
+    """The mover's legal move, its score and its time; None if it resigned (xboard); a Forfeit on any fault."""
     turn = board.turn
     if clock is not None:
         limit = clock.limit(turn)
@@ -249,6 +255,8 @@ def _next_move(engine: chess.engine.SimpleEngine, name: str, board: chess.Board,
     if clock is not None and not clock.punch(turn, seconds, args.time_margin):
         raise Forfeit(turn, Fault(name, "time", f"{clock.left[turn]:.3f}s"), f"{name} lost on time")
     move = play.move
+    if move is None and play.resigned:
+        return None
     if move is None or move not in board.legal_moves:
         raise Forfeit(turn, Fault(name, "illegal", str(move)), f"{name} illegal move {move}")
     return Move(board.copy(stack=False), move, play.info.get("score"), seconds,
