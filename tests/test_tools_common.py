@@ -106,3 +106,12 @@ def test_the_node_profile_files_every_second_under_one_part() -> None:
     assert sum(shares.values()) == pytest.approx(1.0)
     assert set(shares) == {name for name, _ in node_profile.PARTS} | {node_profile.OTHER}
     assert shares[node_profile.OTHER] < 0.5  # the parts hold most of a node, not the leftovers
+
+
+def test_the_node_profile_plays_a_game_on_the_clock() -> None:
+    from tools import node_profile
+
+    nodes = node_profile.self_play("0.4+0.01", 6, None)  # six plies, the classical evaluation
+    assert nodes > 0
+    nodes, micros, shares = node_profile.profile(0, game="0.4+0.01", plies=4)
+    assert nodes > 0 and sum(shares.values()) == pytest.approx(1.0)
