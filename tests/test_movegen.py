@@ -21,21 +21,26 @@ from search.tt import TranspositionTable
 from search.types import INFINITY
 
 
-def random_positions(seed: int, games: int, chess960: bool = False) -> list[chess.Board]:
-    """Positions not in check from random games, captures and pawn moves preferred (to reach promotions and pins)."""
+def random_positions(seed: int, games: int, chess960: bool = False, in_check: bool = False) -> list[chess.Board]:
+    """Positions from random games: not in check, captures and pawn moves preferred (to reach promotions and
+    pins); or, `in_check`, in check, checks preferred (double checks, en passant and promotions among them)."""
     rng = random.Random(seed)
     positions = []
     for _ in range(games):
         board = chess.Board(chess960=chess960)
         if chess960:
             board.set_chess960_pos(rng.randrange(960))
-        for _ in range(rng.randrange(10, 140)):
+        for _ in range(rng.randrange(10, 160 if in_check else 140)):
             moves = list(board.legal_moves)
             if not moves:
                 break
-            sharp = [m for m in moves if board.is_capture(m) or board.piece_type_at(m.from_square) == chess.PAWN]
-            board.push(rng.choice(sharp if sharp and rng.random() < 0.5 else moves))
-            if not board.is_check():
+            if in_check:
+                preferred, share = [m for m in moves if board.gives_check(m)], 0.6
+            else:
+                preferred = [m for m in moves if board.is_capture(m) or board.piece_type_at(m.from_square) == chess.PAWN]
+                share = 0.5
+            board.push(rng.choice(preferred if preferred and rng.random() < share else moves))
+            if board.is_check() == in_check:
                 positions.append(board.copy(stack=False))
     return positions
 
@@ -115,28 +120,9 @@ def test_quiescence_shortcut_changes_neither_score_nor_tree(monkeypatch: pytest.
     assert generated > generated_with  # the shortcut was taken, and saved generations
 
 
-def positions_in_check(seed: int, games: int, chess960: bool = False) -> list[chess.Board]:
-    """Positions in check from random games that prefer checks (double checks, ep and promotions among them)."""
-    rng = random.Random(seed)
-    positions = []
-    for _ in range(games):
-        board = chess.Board(chess960=chess960)
-        if chess960:
-            board.set_chess960_pos(rng.randrange(960))
-        for _ in range(rng.randrange(10, 160)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            checks = [m for m in moves if board.gives_check(m)]
-            board.push(rng.choice(checks if checks and rng.random() < 0.6 else moves))
-            if board.is_check():
-                positions.append(board.copy(stack=False))
-    return positions
-
-
 @pytest.mark.parametrize("chess960", [False, True])
 def test_evasions_are_python_chess_evasions_in_its_order(chess960: bool) -> None:
-    positions = positions_in_check(5 + chess960, 80, chess960)
+    positions = random_positions(5 + chess960, 80, chess960, in_check=True)
     assert len(positions) > 1000
     double = sum(chess.popcount(board.checkers_mask()) > 1 for board in positions)
     assert double  # the king-only branch is exercised (test_tricky_evasions has more)
