@@ -2,7 +2,7 @@
 
 `install_node_clock(monkeypatch, ms_per_node)` replaces the clock the search
 driver reads (`search.driver.time`) with one that advances `ms_per_node`
-milliseconds per node searched (every call to `AlphaBeta._tick`), plus
+milliseconds per node searched (every node `AlphaBeta` counts), plus
 whatever a test adds with `advance`.  A search under a clock then stops at the
 same node on every machine, however slow or loaded, so tests can assert
 exactly when the time manager cuts in.
@@ -48,11 +48,15 @@ def install_node_clock(monkeypatch: pytest.MonkeyPatch, ms_per_node: float) -> N
     clock = NodeClock(ms_per_node)
     fake_time = types.SimpleNamespace(perf_counter=clock, monotonic=clock, time=clock, sleep=real_time.sleep)
     monkeypatch.setattr(search.driver, "time", fake_time)
-    real_tick = AlphaBeta._tick
 
-    def tick(self: AlphaBeta) -> None:
-        clock.nodes += 1
-        real_tick(self)
+    # The tree counts its nodes in `nodes` (inlined in alphabeta and quiescence): every count it
+    # adds moves the clock on, before the search looks at the clock at that node.
+    def get_nodes(self: AlphaBeta) -> int:
+        return self.__dict__.get("_counted_nodes", 0)
 
-    monkeypatch.setattr(AlphaBeta, "_tick", tick)
+    def set_nodes(self: AlphaBeta, value: int) -> None:
+        clock.nodes += max(0, value - get_nodes(self))
+        self.__dict__["_counted_nodes"] = value
+
+    monkeypatch.setattr(AlphaBeta, "nodes", property(get_nodes, set_nodes), raising=False)
     return clock

@@ -32,9 +32,17 @@ def test_the_fit_lies_between_the_performances_and_explains_the_points() -> None
 
 
 def test_every_game_won_is_a_bound_not_a_number() -> None:
-    assert fit([Match("a", 1500, 8, 0, 0)]) is None
-    text = gauntlet.report("p", [Match("a", 1500, 8, 0, 0)])
-    assert "p: above" in text and "every game won" in text
+    sweep = Match("a", 1500, 8, 0, 0)
+    assert fit([sweep]) is None
+    # winning 8 of 8 has a 2.5% chance at p = 0.025 ** (1/8) = .631: 1500 + 400 log10(.631 / .369) = 1593
+    bound = 1500 + 400 * math.log10(0.025 ** (1 / 8) / (1 - 0.025 ** (1 / 8)))
+    assert gauntlet.sweep_bound([sweep], won=True) == pytest.approx(bound, abs=0.01)
+    assert round(bound) == 1593
+    text = gauntlet.report("p", [sweep])
+    assert "| > 1593 |" in text and "p: above 1593 (8 games, every game won" in text
+    lost = Match("a", 1500, 0, 8, 0)
+    assert gauntlet.sweep_bound([lost], won=False) == pytest.approx(3000 - bound, abs=0.01)
+    assert "p: below 1407" in gauntlet.report("p", [lost])
 
 
 def test_the_engine_may_be_either_side_of_the_log_and_names_are_checked() -> None:
@@ -45,6 +53,8 @@ def test_the_engine_may_be_either_side_of_the_log_and_names_are_checked() -> Non
         Match("phalanx", 2644, 7, 2, 1)
     with pytest.raises(ValueError, match="no --anchor for sjeng"):
         read_match("pawnstorm vs sjeng: games 2, +1 -1 =0", "pawnstorm", anchors)
+    with pytest.raises(ValueError, match="no games against phalanx"):
+        read_match("pawnstorm vs phalanx: games 0, +0 -0 =0", "pawnstorm", anchors)
     with pytest.raises(ValueError, match="no result line"):
         read_match("nothing here", "pawnstorm", anchors)
 

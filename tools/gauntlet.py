@@ -12,7 +12,8 @@ once: the maximum-likelihood logistic Elo with the anchors held fixed, and
 its 95% interval from the likelihood's curvature.  A draw counts as half a
 point of a game, as in the performance ratings rating lists print.  If the
 engine won (or lost) every game there is no finite estimate, and only a
-bound is printed.
+one-sided 95% bound is printed: the rating at which so clean a sweep had a
+2.5% chance.
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from tools.common import elo
 RESULT_LINE = re.compile(r"^(\S+) vs (\S+): games (\d+), \+(\d+) -(\d+) =(\d+)", re.MULTILINE)
 #: The slope of the logistic Elo curve at a 50% score, per Elo point (ln 10 / 400).
 _K = math.log(10) / 400
+#: A sweep (every game won or lost) gives a bound: the rating at which it had this chance.
+SWEEP_CHANCE = 0.025
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,13 @@ class Match:
         """The anchor's rating plus the Elo of the score (clamped at the ends, as `tools.common.elo` does)."""
         return self.rating + elo(self.points / self.games)
 
+    def performance_text(self) -> str:
+        """The performance, or where every game was won or lost, its one-sided bound (`sweep_bound`)."""
+        if 0 < self.points < self.games:
+            return f"{self.performance:.0f}"
+        won = self.points == self.games
+        return f"{'>' if won else '<'} {sweep_bound([self], won):.0f}"
+
 
 def read_match(text: str, engine: str, anchors: dict[str, float]) -> Match:
     """The engine's result against an anchor from a `tools.match` output; ValueError names what is missing."""
@@ -67,6 +77,8 @@ def read_match(text: str, engine: str, anchors: dict[str, float]) -> Match:
     if opponent not in anchors:
         raise ValueError(f"no --anchor for {opponent}")
     won, lost = (int(wins), int(losses)) if engine == a else (int(losses), int(wins))
+    if won + lost + int(draws) == 0:
+        raise ValueError(f"no games against {opponent}")
     return Match(opponent, anchors[opponent], won, lost, int(draws))
 
 
@@ -97,20 +109,38 @@ def fit(matches: Sequence[Match]) -> tuple[float, float] | None:
     return rating, 1 / math.sqrt(information)
 
 
+def sweep_bound(matches: Sequence[Match], won: bool) -> float:
+    """The rating at which winning (`won`) or losing every one of these games had a SWEEP_CHANCE chance.
+
+    The chance of the sweep rises (won) or falls (lost) with the rating, so
+    the rating is found by bisection; it is a one-sided 95% bound.
+    """
+    target = math.log(SWEEP_CHANCE)
+    low, high = min(m.rating for m in matches) - 4000, max(m.rating for m in matches) + 4000
+    for _ in range(100):
+        middle = (low + high) / 2
+        log_chance = sum(m.games * math.log(1 / (1 + 10 ** ((m.rating - middle) / 400 * (1 if won else -1))))
+                         for m in matches)
+        if (log_chance < target) == won:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
+
+
 def report(engine: str, matches: Sequence[Match]) -> str:
     """The table and the fitted rating, as printed."""
     lines = [f"| opponent | rating | games | +W -L =D | score | {engine}'s performance |",
              "|---|---:|---:|---|---:|---:|"]
     for m in matches:
         lines.append(f"| {m.opponent} | {m.rating:.0f} | {m.games} | +{m.wins} -{m.losses} ={m.draws} "
-                     f"| {m.points / m.games * 100:.1f}% | {m.performance:.0f} |")
+                     f"| {m.points / m.games * 100:.1f}% | {m.performance_text()} |")
     games = sum(m.games for m in matches)
     result = fit(matches)
     if result is None:
         won = sum(m.points for m in matches) == games
-        bound = max(m.performance for m in matches) if won else min(m.performance for m in matches)
-        lines.append(f"\n{engine}: {'above' if won else 'below'} {bound:.0f} ({games} games, "
-                     f"{'every game won' if won else 'every game lost'}: no finite estimate)")
+        lines.append(f"\n{engine}: {'above' if won else 'below'} {sweep_bound(matches, won):.0f} ({games} games, "
+                     f"{'every game won' if won else 'every game lost'}: a 95% bound, no finite estimate)")
     else:
         rating, se = result
         lines.append(f"\n{engine}: {rating:.0f} [{rating - 1.96 * se:.0f}, {rating + 1.96 * se:.0f}] "

@@ -73,7 +73,7 @@ def facts(specs: Sequence[EngineSpec], start_timeout: float) -> Facts:
     for spec in specs:
         found = problem = None
         try:
-            engine = open_engine(spec.cmd, spec.options, timeout=start_timeout)
+            engine = open_engine(spec.cmd, spec.options, timeout=start_timeout, protocol=spec.protocol)
             try:
                 found = str(engine.id.get("name", "?"))
             finally:

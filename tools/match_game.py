@@ -246,7 +246,8 @@ def _next_move(engine: chess.engine.SimpleEngine, name: str, board: chess.Board,
     except chess.engine.EngineTerminatedError as exc:
         raise Forfeit(turn, Fault(name, "crash", repr(exc)), f"{name} crashed") from exc
     except chess.engine.EngineError as exc:
-        if isinstance(exc.__context__, ValueError):  # python-chess could not play its bestmove
+        # python-chess could not play its move: UCI raises from the ValueError, xboard wraps it
+        if isinstance(exc.__context__, ValueError) or (exc.args and isinstance(exc.args[0], ValueError)):
             raise Forfeit(turn, Fault(name, "illegal", str(exc)), f"{name} illegal move") from exc
         raise Forfeit(turn, Fault(name, "crash", repr(exc)), f"{name} crashed") from exc
     except Exception as exc:

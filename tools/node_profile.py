@@ -99,7 +99,7 @@ def profile(depth: int, game: str | None = None, plies: int = 120) -> tuple[int,
 
     started = time.perf_counter()
     nodes = work()
-    micros = (time.perf_counter() - started) / nodes * 1e6
+    micros = (time.perf_counter() - started) / max(nodes, 1) * 1e6
     profiler = cProfile.Profile()
     profiler.enable()
     work()
