@@ -6,6 +6,7 @@ MODE:
   legal    it plays the first legal move in UCI order, posting a score line
            before each move (as `post` asks), so adjudication sees scores
   resign   it plays as `legal` but resigns at its third move
+  illegal  it answers its first `go` with a move that is not legal there
 It speaks only what python-chess's xboard client sends in a match:
 `xboard`, `protover`, `new`, `force`, `setboard`, `usermove`, `level`,
 `time`, `otim`, `post`/`nopost`, `hard`/`easy`, `go`, `ping`, `result`,
@@ -47,6 +48,9 @@ def main(mode: str) -> int:
             moves_made += 1
             if mode == "resign" and moves_made >= 3:
                 say("resign")
+                continue
+            if mode == "illegal":
+                say("move a1a8" if board.turn == chess.WHITE else "move a8a1")  # through its own pawn, or no rook
                 continue
             move = min(board.legal_moves, key=lambda m: m.uci())
             if post:

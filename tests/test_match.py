@@ -318,6 +318,13 @@ def test_an_xboard_resignation_is_a_loss_and_no_fault(capsys: pytest.CaptureFixt
     assert "uci vs quitter: games 2, +2 -0 =0" in out and "faults: 0" in out, out
 
 
+def test_an_illegal_xboard_move_is_an_illegal_move_fault(capsys: pytest.CaptureFixture) -> None:
+    rc, out = run_match(["--engine", f"uci={fake('legal')}", "--engine", f"bad={xboard_fake('illegal')}",
+                         "--xboard", "bad", "--nodes", "1", "--games", "2"], capsys)
+    assert rc == 1
+    assert "uci vs bad: games 2, +2 -0 =0" in out and "faults: 2 (illegal 2)" in out, out
+
+
 def test_xboard_names_an_engine_of_the_match(capsys: pytest.CaptureFixture) -> None:
     with pytest.raises(SystemExit) as exited:
         match.main(["--engine", f"a={fake('legal')}", "--engine", f"b={fake('legal')}", "--xboard", "c",
