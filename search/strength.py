@@ -24,8 +24,10 @@ import chess
 
 from search.types import PAWN_VALUE, is_decisive
 
-#: The range offered as UCI_Elo.  The top is about full strength at 10+0.1
-#: (docs/strength.md); below 1300 the calibration is extrapolated.
+#: The range offered as UCI_Elo.  The top is not full strength: unlimited,
+#: the engine plays at about 2100 at 10+0.1 (docs/strength.md).  With the
+#: bundled net only 1500 is checked in games (docs/strength-limit.md); the
+#: rest of the range follows the calibration line, extrapolated below 1300.
 ELO_MIN = 1000
 ELO_MAX = 1800
 #: Lines searched to choose from.
