@@ -190,6 +190,11 @@ def elo(score: float) -> float:
     return -400 * math.log10(1 / score - 1)
 
 
+def expected_score(difference: float) -> float:
+    """The logistic expected score of a player `difference` Elo above the other (`elo`'s inverse)."""
+    return 1 / (1 + 10 ** (-difference / 400))
+
+
 def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
     """Wilson's interval of a mean game score over `games` games (95% by default).
 
@@ -251,7 +256,7 @@ def sprt_llr(penta: Sequence[int], elo0: float, elo1: float) -> float:
     variance = squares / pairs
     if variance <= 0:
         return 0.0
-    s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (elo0, elo1))
+    s0, s1 = expected_score(elo0), expected_score(elo1)
     return pairs * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
 
 

@@ -23,9 +23,9 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
-from tools.common import elo
+from tools.common import elo, expected_score
 
 RESULT_LINE = re.compile(r"^(\S+) vs (\S+): games (\d+), \+(\d+) -(\d+) =(\d+)", re.MULTILINE)
 #: The slope of the logistic Elo curve at a 50% score, per Elo point (ln 10 / 400).
@@ -82,9 +82,23 @@ def read_match(text: str, engine: str, anchors: dict[str, float]) -> Match:
     return Match(opponent, anchors[opponent], won, lost, int(draws))
 
 
+def win_chance(rating: float, anchor: float) -> float:
+    """The logistic expected score of a `rating` against an `anchor`."""
+    return expected_score(rating - anchor)
+
+
 def expected(rating: float, matches: Sequence[Match]) -> float:
     """Points the engine is expected to score at `rating` against every anchor."""
-    return sum(m.games / (1 + 10 ** ((m.rating - rating) / 400)) for m in matches)
+    return sum(m.games * win_chance(rating, m.rating) for m in matches)
+
+
+def _bisect(matches: Sequence[Match], too_low: Callable[[float], bool]) -> float:
+    """The rating where `too_low` turns false, within 4000 of the anchors (`too_low` holds below it, not above)."""
+    low, high = min(m.rating for m in matches) - 4000, max(m.rating for m in matches) + 4000
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (middle, high) if too_low(middle) else (low, middle)
+    return (low + high) / 2
 
 
 def fit(matches: Sequence[Match]) -> tuple[float, float] | None:
@@ -99,13 +113,8 @@ def fit(matches: Sequence[Match]) -> tuple[float, float] | None:
     games = sum(m.games for m in matches)
     if games == 0 or points in (0, games):
         return None
-    low, high = min(m.rating for m in matches) - 4000, max(m.rating for m in matches) + 4000
-    for _ in range(100):
-        middle = (low + high) / 2
-        low, high = (middle, high) if expected(middle, matches) < points else (low, middle)
-    rating = (low + high) / 2
-    information = _K ** 2 * sum(m.games * p * (1 - p) for m in matches
-                                for p in [1 / (1 + 10 ** ((m.rating - rating) / 400))])
+    rating = _bisect(matches, lambda r: expected(r, matches) < points)
+    information = _K ** 2 * sum(m.games * p * (1 - p) for m in matches for p in [win_chance(rating, m.rating)])
     return rating, 1 / math.sqrt(information)
 
 
@@ -116,16 +125,13 @@ def sweep_bound(matches: Sequence[Match], won: bool) -> float:
     the rating is found by bisection; it is a one-sided 95% bound.
     """
     target = math.log(SWEEP_CHANCE)
-    low, high = min(m.rating for m in matches) - 4000, max(m.rating for m in matches) + 4000
-    for _ in range(100):
-        middle = (low + high) / 2
-        log_chance = sum(m.games * math.log(1 / (1 + 10 ** ((m.rating - middle) / 400 * (1 if won else -1))))
-                         for m in matches)
-        if (log_chance < target) == won:
-            low = middle
-        else:
-            high = middle
-    return (low + high) / 2
+
+    def log_chance(rating: float) -> float:
+        return sum(m.games * math.log(win_chance(rating, m.rating) if won else win_chance(m.rating, rating))
+                   for m in matches)
+
+    # Winning every game grows likelier with the rating, losing every one less likely.
+    return _bisect(matches, lambda r: (log_chance(r) < target) == won)
 
 
 def report(engine: str, matches: Sequence[Match]) -> str:

@@ -24,8 +24,8 @@ Examples (from the repository's root; engine commands are run as given):
 An engine that speaks xboard (CECP) rather than UCI is named with
 --xboard NAME (python-chess speaks both; its options are then the
 engine's `feature option=` ones, and it may resign):
-  python -m tools.match --engine "new=.venv/bin/pawnstorm" --engine "fairymax=/usr/games/fairymax" \\
-         --xboard fairymax --tc 10+0.1 --games 100
+  python -m tools.match --engine "new=.venv/bin/pawnstorm" --engine "phalanx=/usr/games/phalanx -b- -l-" \\
+         --xboard phalanx --tc 10+0.1 --games 100
 
 Limits: --tc BASE+INC (seconds, e.g. 10+0.1) or MOVES/BASE[+INC] (e.g. 40/5:
 40 moves in 5 s, the clock topped up every 40 moves, `movestogo` in every
@@ -300,15 +300,16 @@ def engines_from(args: argparse.Namespace, ap: argparse.ArgumentParser) -> tuple
     a, b = (parse_engine(e) for e in args.engine)
     if a.name == b.name:
         b.name += "-2"
+    by_name = {a.name: a, b.name: b}
     for opt in args.option:
         key, _, value = opt.partition("=")
         ename, _, oname = key.partition(".")
-        spec = {a.name: a, b.name: b}.get(ename)
+        spec = by_name.get(ename)
         if spec is None:
             ap.error(f"--option {opt}: no engine named {ename}")
         spec.options[oname] = value
     for name in args.xboard:
-        spec = {a.name: a, b.name: b}.get(name)
+        spec = by_name.get(name)
         if spec is None:
             ap.error(f"--xboard {name}: no engine named {name}")
         spec.protocol = "xboard"
