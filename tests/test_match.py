@@ -13,7 +13,9 @@ import os
 import re
 import shlex
 import signal
+import subprocess
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -160,6 +162,26 @@ def test_a_second_interrupt_keeps_the_games_played(monkeypatch: pytest.MonkeyPat
     assert signal.getsignal(signal.SIGINT) is before
     err = capsys.readouterr().err
     assert "interrupted: finishing the games in play" in err and "still finishing" in err
+
+
+def test_a_terminals_ctrl_c_reaches_the_runner_not_its_engines() -> None:
+    # Ctrl-C in a terminal signals the whole foreground process group.  The
+    # runner then finishes the games in play, which needs its engines alive:
+    # they start in their own group (the fake engine dies of a SIGINT).
+    script = textwrap.dedent(f"""
+        import os, signal, sys, time
+        from tools.common import open_engine
+        signal.signal(signal.SIGINT, lambda signum, frame: None)  # (SIG_IGN would be inherited)
+        engine = open_engine([sys.executable, {str(FAKE)!r}, "legal"])
+        os.killpg(0, signal.SIGINT)
+        time.sleep(0.5)
+        engine.ping()
+        engine.quit()
+        print("alive")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, start_new_session=True,
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "alive", done.stderr
 
 
 def test_sprt_decides_and_the_match_stops(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:

@@ -40,12 +40,15 @@ def open_engine(command: list[str], options: Mapping[str, object] | None = None,
 
     `book=False` also switches its own opening book off where it has one (an
     `OwnBook` option; Stockfish has none), so that games start from the given
-    position.  The engine is closed again if an option is refused.
+    position.  The engine is closed again if an option is refused.  It runs
+    in its own process group, so that a terminal's Ctrl-C reaches the runner
+    alone, which then finishes the games in play with the engines alive (an
+    engine still ends when the runner does: its input closes).
     """
     if protocol not in ("uci", "xboard"):
         raise ValueError(f"unknown engine protocol {protocol!r} (uci or xboard)")
     popen = chess.engine.SimpleEngine.popen_uci if protocol == "uci" else chess.engine.SimpleEngine.popen_xboard
-    engine = popen(command, timeout=timeout)
+    engine = popen(command, timeout=timeout, setpgrp=True)
     try:
         if not book and "OwnBook" in engine.options:
             engine.configure({"OwnBook": False})
