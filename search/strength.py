@@ -24,12 +24,13 @@ import chess
 
 from search.types import PAWN_VALUE, is_decisive
 
-#: The range offered as UCI_Elo.  The top is not full strength: unlimited,
-#: the engine plays at about 2100 at 10+0.1 (docs/strength.md).  With the
-#: bundled net only 1500 is checked in games (docs/strength-limit.md); the
-#: rest of the range follows the calibration line, extrapolated below 1300.
+#: The range offered as UCI_Elo.  The top is full strength: a request of
+#: ELO_MAX plays as if UCI_LimitStrength were off (`limit_for`), about 2100
+#: on Stockfish's scale at 10+0.1 (docs/strength.md).  Below it, the net's
+#: line (NNUE_POINTS) gives the node budget; docs/strength-limit.md has the
+#: points checked in games.
 ELO_MIN = 1000
-ELO_MAX = 1800
+ELO_MAX = 2100
 #: Lines searched to choose from.
 CANDIDATE_LINES = 4
 #: The knobs are functions of a "setting" on a nominal Elo scale: the node
@@ -42,25 +43,28 @@ SETTING_MIN, SETTING_MAX = 1000, 2000
 #: Stockfish 15.1's UCI_Elo ladder (docs/strength-limit.md, step 6).  A
 #: requested Elo is turned into a setting by the line of the evaluation in use.
 CALIBRATION = ((1350, 1280), (1700, 1464))
-#: With the learned evaluation every node is worth more: at setting 1768 (the
-#: classical line's 1500) the bundled net played +115.2 [+51.8, +187.2]
-#: against Stockfish's 1500 in 100 games (docs/strength-limit.md, step 7).
-#: Its line is the classical one shifted by that offset (same slope assumed:
-#: one point measures an offset, not a slope).  Session 25 (the mirror-fixed
-#: net, quiet-move pruning), two 100-game points against Stockfish's 1500
-#: (docs/strength-limit.md, step 9): setting 1550 played +77.7 (offset 193),
-#: setting 1401 played -81.4 (offset 112); the offset is their mean, 152.
-#: Session 63 (the layer-stacks net): setting 1479 (the request 1500 on the
-#: 152 line) played +127.0 [+60.5, +203.9] against Stockfish's 1500, an
-#: interval that excludes the request, so the line moved up by the measured
-#: 127; at offset 279 (setting 1238) it played -119.1 [-188.4, -58.0].  The
-#: two points (offsets 279 and 160) bracket the request, and the offset is
-#: their mean, as in session 25; checked at 1500 (setting 1350): +20.9
-#: [-50.8, +94.3] (docs/strength-limit.md, step 14).
-NNUE_OFFSET = 220
-NNUE_CALIBRATION = tuple((setting, elo + NNUE_OFFSET) for setting, elo in CALIBRATION)
+#: The net's own line: (setting, Stockfish-scale Elo) points of 100-game
+#: matches against Stockfish 15.1's UCI_Elo 1500 at 5+0.05 with the bundled
+#: net (docs/strength-limit.md), and the least-squares line through them
+#: (about 1.02 Elo a setting unit, twice the classical slope: each node is
+#: worth more).  Extended to the top, the line plays 2099 at 11,481 nodes a
+#: move, about what the unlimited engine searches a move at 10+0.1.
+NNUE_POINTS = ((1479, 1627), (1238, 1381), (1350, 1521))
+
+
+def fitted_line(points: Sequence[tuple[int, int]]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Two points on the least-squares line (setting -> Elo) through `points`: a calibration for `setting_for`."""
+    n = len(points)
+    mean_s = sum(s for s, _ in points) / n
+    mean_e = sum(e for _, e in points) / n
+    slope = (sum((s - mean_s) * (e - mean_e) for s, e in points)
+             / sum((s - mean_s) ** 2 for s, _ in points))
+    return (mean_s, mean_e), (mean_s + 100, mean_e + 100 * slope)
+
+
+NNUE_CALIBRATION = fitted_line(NNUE_POINTS)
 #: Settings are kept within SETTING_MARGIN of the nominal scale: the top,
-#: 2200, is about full strength (49,667 nodes; docs/strength-limit.md,
+#: 2200 (49,667 nodes), is about the classical engine's full strength (docs/strength-limit.md,
 #: step 6), and the bottom keeps the extrapolation near the measured points.
 #: Chosen with the calibration (ea3df77), not measured.
 SETTING_MARGIN = 200
@@ -79,7 +83,7 @@ WEAKNESS_MIN, WEAKNESS_MAX = 10, 120
 PUSH_SCALE = 128
 
 
-def setting_for(elo: int, calibration: tuple[tuple[int, int], tuple[int, int]] = CALIBRATION) -> float:
+def setting_for(elo: int, calibration: tuple[tuple[float, float], tuple[float, float]] = CALIBRATION) -> float:
     """The nominal setting that plays at `elo`, by linear interpolation of a calibration."""
     (s1, e1), (s2, e2) = calibration
     return s1 + (elo - e1) * (s2 - s1) / (e2 - e1)
@@ -89,8 +93,9 @@ def setting_for(elo: int, calibration: tuple[tuple[int, int], tuple[int, int]] =
 class StrengthLimit:
     """Search settings for a requested Elo, searching with the net (`learned`) or the classical evaluation.
 
-    With the net the weakest setting plays at about 1210 on its line
-    (extrapolated): a lower request gets that setting.
+    The net's line reaches ELO_MIN at about setting 855; the classical
+    line's weakest setting, 800, plays at about 1210 (extrapolated), and
+    lower requests get that setting.  `limit_for` leaves the top unlimited.
     """
 
     elo: int
@@ -134,3 +139,8 @@ class StrengthLimit:
             if score + push > chosen_value:
                 chosen, chosen_value = move, score + push
         return chosen
+
+
+def limit_for(elo: int, learned: bool = False) -> StrengthLimit | None:
+    """The limit that plays a requested UCI_Elo; None (no limit) at ELO_MAX, which is full strength."""
+    return None if elo >= ELO_MAX else StrengthLimit(elo, learned)

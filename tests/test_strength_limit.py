@@ -8,7 +8,7 @@ import chess
 import chess.engine
 import pytest
 
-from search.strength import ELO_MAX, ELO_MIN, StrengthLimit
+from search.strength import ELO_MAX, ELO_MIN, NNUE_POINTS, StrengthLimit, fitted_line, limit_for, setting_for
 from tests.test_client import MIDDLEGAME
 from tests.test_uci_protocol import uci  # noqa: F401 (fixture)
 
@@ -17,7 +17,7 @@ E2E4, D2D4, C2C4, G2G4 = (chess.Move.from_uci(uci) for uci in ("e2e4", "d2d4", "
 
 @pytest.mark.parametrize("learned", [False, True])
 def test_stronger_settings_search_more_and_push_less(learned: bool) -> None:
-    settings = [StrengthLimit(elo, learned) for elo in range(ELO_MIN, ELO_MAX + 1, 100)]
+    settings = [StrengthLimit(elo, learned) for elo in [*range(ELO_MIN, ELO_MAX, 100), ELO_MAX - 1]]
     nodes = [setting.nodes() for setting in settings]
     weakness = [setting.weakness() for setting in settings]
     assert nodes == sorted(nodes) and nodes[0] < nodes[-1]
@@ -25,14 +25,23 @@ def test_stronger_settings_search_more_and_push_less(learned: bool) -> None:
     assert StrengthLimit(ELO_MIN - 500, learned).nodes() == StrengthLimit(ELO_MIN, learned).nodes()
 
 
-def test_the_net_gets_fewer_nodes_for_the_same_elo() -> None:
-    """Its nodes are worth more (docs/strength-limit.md, steps 7 and 9): the classical line's 1500 is the net's 1500 + offset."""
-    from search.strength import NNUE_OFFSET
-    assert NNUE_OFFSET > 0
-    assert StrengthLimit(1500, learned=True).nodes() < StrengthLimit(1500).nodes()
-    assert StrengthLimit(1500 + NNUE_OFFSET, learned=True).nodes() == pytest.approx(StrengthLimit(1500).nodes(), rel=0.02)
-    for elo in range(ELO_MIN, ELO_MAX + 1, 50):
-        assert StrengthLimit(elo, learned=True).nodes() <= StrengthLimit(elo).nodes()
+def test_the_net_line_fits_its_measured_points_and_gets_fewer_nodes_for_the_same_elo() -> None:
+    """Its nodes are worth more (docs/strength-limit.md): its line lies above the classical one."""
+    line = fitted_line(NNUE_POINTS)
+    residuals = [setting_for(elo, line) - setting for setting, elo in NNUE_POINTS]
+    assert abs(sum(residuals)) < 1e-6 and max(map(abs, residuals)) < 50  # least squares, and close to each
+    (s1, e1), (s2, e2) = line
+    assert 0.5 < (e2 - e1) / (s2 - s1) < 2
+    assert fitted_line([(1000, 1200), (1100, 1300), (1200, 1400)]) == ((1100, 1300), (1200, 1400))
+    for elo in range(1300, ELO_MAX, 50):  # (below, the classical line's weakest setting is reached)
+        assert StrengthLimit(elo, learned=True).nodes() < StrengthLimit(elo).nodes()
+
+
+@pytest.mark.parametrize("learned", [False, True])
+def test_the_top_of_the_range_is_full_strength(learned: bool) -> None:
+    assert limit_for(ELO_MAX, learned) is None and limit_for(ELO_MAX + 500, learned) is None
+    assert limit_for(ELO_MAX - 1, learned) == StrengthLimit(ELO_MAX - 1, learned)
+    assert limit_for(ELO_MIN, learned) == StrengthLimit(ELO_MIN, learned)
 
 
 def choices(elo: int, lines: list[tuple[chess.Move, int]], trials: int = 2000) -> Counter:
@@ -71,25 +80,39 @@ def test_limited_engine_keeps_to_its_node_budget(engine) -> None:
     assert result.info.get("multipv", 1) == 1  # candidate lines are not shown
 
 
-@pytest.mark.parametrize("learned", [True, False])
-def test_the_budget_follows_the_evaluation_in_use(uci, monkeypatch, learned: bool) -> None:
-    """The net's calibration with `Use NNUE` on, the classical one with it off (in process: the
-    budget handed to the search is seen directly; `info nodes` only shows finished depths)."""
-    budgets = []
+def searches_with_the_limit(uci, monkeypatch, elo: int, learned: bool = True) -> list[tuple[int | None, dict]]:
+    """(node budget, search options) of one `go depth 6` with UCI_LimitStrength on at `elo` (in
+    process: what is handed to the search is seen directly; `info nodes` only shows finished depths)."""
+    searches = []
     search = uci.engine.searcher.search
 
     def spy(board, limits, **options):
-        budgets.append(limits.nodes)
+        searches.append((limits.nodes, options))
         return search(board, limits, **options)
 
     monkeypatch.setattr(uci.engine.searcher, "search", spy)
-    for line in ("setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 1500",
+    for line in ("setoption name UCI_LimitStrength value true", f"setoption name UCI_Elo value {elo}",
                  "setoption name OwnBook value false", f"setoption name Use NNUE value {str(learned).lower()}",
-                 "position startpos", "go depth 30"):
+                 "position startpos", "go depth 6"):
         uci.send(line)
     uci.wait_for_bestmoves()
+    return searches
+
+
+@pytest.mark.parametrize("learned", [True, False])
+def test_the_budget_follows_the_evaluation_in_use(uci, monkeypatch, learned: bool) -> None:
+    """The net's calibration with `Use NNUE` on, the classical one with it off."""
+    budgets = [nodes for nodes, _ in searches_with_the_limit(uci, monkeypatch, 1500, learned)]
     assert budgets == [StrengthLimit(1500, learned).nodes()]
     assert budgets[0] != StrengthLimit(1500, not learned).nodes()
+
+
+def test_the_top_request_searches_as_the_unlimited_engine(uci, monkeypatch) -> None:
+    [(below_nodes, below)] = searches_with_the_limit(uci, monkeypatch, ELO_MAX - 1)
+    assert below_nodes == StrengthLimit(ELO_MAX - 1, learned=True).nodes() and not below["helpers"]
+    monkeypatch.undo()
+    [(nodes, options)] = searches_with_the_limit(uci, monkeypatch, ELO_MAX)
+    assert nodes is None and options["helpers"] and options["multipv"] == 1
 
 
 def test_limited_engine_finds_a_mate_in_one(engine) -> None:

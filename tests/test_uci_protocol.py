@@ -161,7 +161,7 @@ def test_uci_lists_id_and_options_then_uciok(uci):
         "option name UCI_Chess960 type check default false",
         "option name UCI_ShowWDL type check default false",
         "option name UCI_LimitStrength type check default false",
-        "option name UCI_Elo type spin default 1500 min 1000 max 1800",
+        "option name UCI_Elo type spin default 1500 min 1000 max 2100",
         "option name SyzygyPath type string default <empty>",
         "option name GaviotaTbPath type string default <empty>",
         "option name SyzygyProbeLimit type spin default 7 min 0 max 7",

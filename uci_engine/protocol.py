@@ -20,7 +20,7 @@ from eval.wdl import material, wdl
 from opening_book import OpeningBook
 from search.driver import Iteration
 from search.smp import ParallelSearcher
-from search.strength import CANDIDATE_LINES, ELO_MAX, ELO_MIN, StrengthLimit
+from search.strength import CANDIDATE_LINES, ELO_MAX, ELO_MIN, StrengthLimit, limit_for
 from search.tablebase import DEFAULT_PROBE_DEPTH, Tablebases
 from search.timeman import Limits
 from search.tt import DEFAULT_HASH_MB
@@ -227,7 +227,7 @@ class UciEngine:
         show_wdl = bool(self.options["UCI_ShowWDL"])
         material_count = material(board)
         shown_lines = int(self.options["MultiPV"])
-        strength = (StrengthLimit(int(self.options["UCI_Elo"]), learned=self.searcher.net is not None)
+        strength = (limit_for(int(self.options["UCI_Elo"]), learned=self.searcher.net is not None)
                     if self.options["UCI_LimitStrength"] else None)
         if strength is not None:
             budget = strength.nodes()
