@@ -10,10 +10,12 @@ MODE:
 It speaks only what python-chess's xboard client sends in a match:
 `xboard`, `protover`, `new`, `force`, `setboard`, `usermove`, `level`,
 `time`, `otim`, `post`/`nopost`, `hard`/`easy`, `go`, `ping`, `result`,
-`quit`; anything else is ignored.
+`quit`; anything else is ignored.  With FAKE_XBOARD_LOG set, every line it
+reads is appended to that file, so a test can see what the runner sent.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 import chess
@@ -23,12 +25,16 @@ def main(mode: str) -> int:
     board = chess.Board()
     moves_made = 0
     post = False
+    log = os.environ.get("FAKE_XBOARD_LOG")
 
     def say(line: str) -> None:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
     for line in sys.stdin:
+        if log:
+            with open(log, "a") as out:
+                out.write(line)
         command, _, rest = line.strip().partition(" ")
         if command == "protover":
             say('feature myname="fake-xboard" setboard=1 usermove=1 ping=1 sigint=0 reuse=1 done=1')

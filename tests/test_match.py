@@ -333,6 +333,22 @@ def test_an_xboard_engine_plays_a_uci_engine_on_the_clock(capsys: pytest.Capture
         assert game is not None and len(list(game.mainline_moves())) >= 10, games  # both sides moved, legally
 
 
+def test_an_xboard_engine_is_told_the_time_control_once_a_game(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # `level` starts a control (under MOVES/ its period too); each move then
+    # brings only the clocks (`time`, `otim`), as xboard itself sends them.
+    log = tmp_path / "xboard.log"
+    monkeypatch.setenv("FAKE_XBOARD_LOG", str(log))
+    rc, out = run_match(["--engine", f"uci={fake('legal')}", "--engine", f"cecp={xboard_fake('legal')}",
+                         "--xboard", "cecp", "--tc", "40/5", "--games", "2", "--max-plies", "30"], capsys)
+    assert rc == 0 and "faults: 0" in out, out
+    sent = log.read_text().splitlines()
+    levels = [line for line in sent if line.startswith("level")]
+    assert levels == ["level 40 0:05 0"] * 2, levels
+    gos = sum(line == "go" for line in sent)
+    assert gos >= 4 and sum(line.startswith("time ") for line in sent) == gos  # the clocks before every move
+
+
 def test_an_xboard_resignation_is_a_loss_and_no_fault(capsys: pytest.CaptureFixture) -> None:
     rc, out = run_match(["--engine", f"uci={fake('legal')}", "--engine", f"quitter={xboard_fake('resign')}",
                          "--xboard", "quitter", "--nodes", "1", "--games", "2"], capsys)

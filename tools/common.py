@@ -125,12 +125,17 @@ class Clock:
         self.base, self.inc, self.period = parse_tc(tc)
         self.left = {chess.WHITE: self.base, chess.BLACK: self.base}
         self.moves = {chess.WHITE: 0, chess.BLACK: 0}
+        # python-chess tells an xboard engine the control (`level`) whenever
+        # this differs from the last move's, and otherwise only the clocks:
+        # one token a game, so that `level` comes once, at its start.
+        self.control = object()
 
     def limit(self, turn: chess.Color) -> chess.engine.Limit:
         """What `go` is told when `turn` is to move (`movestogo` under a MOVES/ control)."""
         to_go = self.period - self.moves[turn] % self.period if self.period else None
         return chess.engine.Limit(white_clock=self.left[chess.WHITE], black_clock=self.left[chess.BLACK],
-                                  white_inc=self.inc, black_inc=self.inc, remaining_moves=to_go)
+                                  white_inc=self.inc, black_inc=self.inc, remaining_moves=to_go,
+                                  clock_id=self.control)
 
     def punch(self, turn: chess.Color, seconds: float, margin: float = 0.0) -> bool:
         """Charge `turn` a move that took `seconds`; False when that overran its clock by more than `margin`.
