@@ -64,9 +64,10 @@ def fitted_line(points: Sequence[tuple[int, int]]) -> tuple[tuple[float, float],
 
 NNUE_CALIBRATION = fitted_line(NNUE_POINTS)
 #: Settings are kept within SETTING_MARGIN of the nominal scale: the top,
-#: 2200 (49,667 nodes), is about the classical engine's full strength (docs/strength-limit.md,
-#: step 6), and the bottom keeps the extrapolation near the measured points.
-#: Chosen with the calibration (ea3df77), not measured.
+#: 2200 (49,667 nodes), is about the classical engine's full strength
+#: (docs/strength-limit.md, step 6), and the bottom keeps the extrapolation
+#: near the measured points.  Chosen with the calibration (ea3df77), not
+#: measured.
 SETTING_MARGIN = 200
 #: Least node budget per move, whatever the setting: a floor set with the
 #: first version (1905ab8), below what the UCI_Elo range asks (about 23
