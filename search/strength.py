@@ -17,6 +17,7 @@ against Stockfish's own `UCI_Elo` ladder; docs/strength-limit.md has the runs.
 from __future__ import annotations
 
 import random
+import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -26,9 +27,11 @@ from search.types import PAWN_VALUE, is_decisive
 
 #: The range offered as UCI_Elo.  The top is full strength: a request of
 #: ELO_MAX plays as if UCI_LimitStrength were off (`limit_for`), about 2100
-#: on Stockfish's scale at 10+0.1 (docs/strength.md).  Below it, the net's
-#: line (NNUE_POINTS) gives the node budget; docs/strength-limit.md has the
-#: points checked in games.
+#: on Stockfish's scale at 10+0.1 with the net (docs/strength.md).  Below
+#: it, the net's line (NNUE_POINTS) gives the node budget; docs/strength-
+#: limit.md has the points checked in games.  Without the net (`Use NNUE`
+#: false) requests above about 1730 all get the classical line's top
+#: setting, near that engine's own full strength.
 ELO_MIN = 1000
 ELO_MAX = 2100
 #: Lines searched to choose from.
@@ -47,19 +50,17 @@ CALIBRATION = ((1350, 1280), (1700, 1464))
 #: matches against Stockfish 15.1's UCI_Elo 1500 at 5+0.05 with the bundled
 #: net (docs/strength-limit.md), and the least-squares line through them
 #: (about 1.02 Elo a setting unit, twice the classical slope: each node is
-#: worth more).  Extended to the top, the line plays 2099 at 11,481 nodes a
-#: move, about what the unlimited engine searches a move at 10+0.1.
+#: worth more, above about 1040 where the two lines cross).  Extended to the
+#: top, the line plays 2099 at 11,481 nodes a move, about what the unlimited
+#: engine searches a move at 10+0.1, though in four lines, in one thread
+#: and with a little weakness: a step below the unlimited 2100.
 NNUE_POINTS = ((1479, 1627), (1238, 1381), (1350, 1521))
 
 
 def fitted_line(points: Sequence[tuple[int, int]]) -> tuple[tuple[float, float], tuple[float, float]]:
     """Two points on the least-squares line (setting -> Elo) through `points`: a calibration for `setting_for`."""
-    n = len(points)
-    mean_s = sum(s for s, _ in points) / n
-    mean_e = sum(e for _, e in points) / n
-    slope = (sum((s - mean_s) * (e - mean_e) for s, e in points)
-             / sum((s - mean_s) ** 2 for s, _ in points))
-    return (mean_s, mean_e), (mean_s + 100, mean_e + 100 * slope)
+    slope, intercept = statistics.linear_regression([s for s, _ in points], [e for _, e in points])
+    return (1000.0, intercept + 1000 * slope), (2000.0, intercept + 2000 * slope)
 
 
 NNUE_CALIBRATION = fitted_line(NNUE_POINTS)
@@ -94,9 +95,9 @@ def setting_for(elo: int, calibration: tuple[tuple[float, float], tuple[float, f
 class StrengthLimit:
     """Search settings for a requested Elo, searching with the net (`learned`) or the classical evaluation.
 
-    The net's line reaches ELO_MIN at about setting 855; the classical
-    line's weakest setting, 800, plays at about 1210 (extrapolated), and
-    lower requests get that setting.  `limit_for` leaves the top unlimited.
+    Both lines stay above the weakest setting across the range (ELO_MIN is
+    setting 854 on the net's line, 817 on the classical one).  `limit_for`
+    leaves the top unlimited.
     """
 
     elo: int

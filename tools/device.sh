@@ -7,8 +7,8 @@
 #   bash tools/device.sh run FIRST SECS            # there, in the repository root: play chunks from
 #                                                  # index FIRST on for SECS seconds; $OUT/chunks.tar back
 #   bash tools/device.sh match SECS MATCH-ARGS...  # there: `python -m tools.match MATCH-ARGS` on all cores
-#                                                  # but one, stopped after SECS (the games in play finish);
-#                                                  # its output in $OUT/match.log
+#                                                  # but one, stopped after SECS (the games in play finish,
+#                                                  # within GRACE=120 s); its output in $OUT/match.log
 #   bash tools/device.sh back                      # here, after the last device call
 #   python -m training.merge data/nnue DIR...      # here, each returned tar unpacked into its own DIR
 #
@@ -48,7 +48,8 @@ prepare)
     stockfish=$(command -v stockfish || echo /usr/games/stockfish)
     xz -T2 -6 -c "$stockfish" > .dev/stockfish.xz
     phalanx=$(command -v phalanx || echo /usr/games/phalanx)
-    [ -x "$phalanx" ] && cp "$phalanx" .dev/phalanx
+    rm -f .dev/phalanx
+    if [ -x "$phalanx" ]; then cp "$phalanx" .dev/phalanx; else echo "no phalanx here: packed without it"; fi
     python=python3
     [ -x .venv/bin/python ] && python=.venv/bin/python  # the one with python-chess
     "$python" - <<'EOF2'
@@ -89,9 +90,13 @@ run)
     ;;
 match)
     secs=${2:?seconds}; shift 2
+    : "${OUT:?run on the device: \$OUT is where the log goes}"
+    set -o pipefail  # the runner's status, not tee's
     unpack
-    timeout --foreground -s INT -k 120 "$secs" python3 -m tools.match --concurrency $(( $(nproc) - 1 )) "$@" \
-        2>&1 | tee "$OUT/match.log"
+    # SIGINT at SECS lets the games in play finish; a runner still going
+    # GRACE seconds later is killed, summary and all (raise it beyond 10+0.1).
+    timeout --foreground -s INT -k "${GRACE:-120}" "$secs" \
+        python3 -m tools.match --concurrency $(( $(nproc) > 1 ? $(nproc) - 1 : 1 )) "$@" 2>&1 | tee "$OUT/match.log"
     ;;
 *)
     awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 2

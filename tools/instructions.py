@@ -8,7 +8,8 @@ int arithmetic (a 64-bit bitboard is a three-digit Python int, and every
 `&`, `|` and `^` makes a new one), allocating and freeing objects, numpy's
 calls, and BLAS's matrix-vector product (the net's second layer).  Valgrind
 counts instructions (not time: a cache miss counts one) whatever else the
-machine runs, so it also works while a match holds the cores.
+machine runs, so its figures hold while a match holds the cores (the match
+then loses a core's share for the two minutes it takes).
 
 Two runs, `bench DEPTH` and `bench 1`, each in a fresh interpreter under
 cachegrind; the second's counts (starting Python, imports, loading the net,
@@ -31,12 +32,14 @@ from pathlib import Path
 GROUPS: list[tuple[str, re.Pattern[str]]] = [
     ("the interpreter: bytecode loop and frames", re.compile(r"ceval\.c|EvalFrame|pycore_frame\.h|/frame\.c")),
     ("int arithmetic (bitboards, scores, keys)", re.compile(r"longobject\.c|:long_|PyNumber_|PyLong")),
-    ("allocating and freeing objects", re.compile(r"obmalloc\.c|_Py_NewReference|dealloc|_Py_Dealloc|memset|memmove|memcpy")),
-    ("BLAS: the net's second layer (gemv)", re.compile(r"gemv|blas", re.IGNORECASE)),
+    ("allocating and freeing objects",
+     re.compile(r"obmalloc\.c|_Py_NewReference|dealloc|_Py_Dealloc|:(_int_)?(malloc|free|calloc|realloc)$")),
+    ("BLAS: matrix-vector products (the net's second layer)", re.compile(r"gemv|blas|:[ds]dot_", re.IGNORECASE)),
     ("numpy: its other calls (ufuncs, arrays)",
      re.compile(r"numpy|:(DOUBLE_|FLOAT_|LONG_|BOOL_|ufunc|PyUFunc|PyArray|array_|npy|Npy)")),
-    ("dict and attribute lookups", re.compile(r"dictobject\.c")),
+    ("dict and attribute lookups", re.compile(r"dictobject\.c|_PyType_Lookup|GetAttr")),
     ("lists and tuples", re.compile(r"listobject\.c|tupleobject\.c")),
+    ("copying and clearing memory (libc)", re.compile(r"memset|memmove|memcpy")),
 ]
 OTHER = "the rest"
 _LINE = re.compile(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S.*)")
@@ -84,8 +87,8 @@ def measure(depth: int) -> tuple[int, collections.Counter[str]]:
         nodes = _NODES.search(run.stdout + run.stderr)
         if nodes is None:
             raise RuntimeError(f"no node count in bench's output:\n{run.stdout[-2000:]}")
-        annotation = subprocess.run(["cg_annotate", "--threshold=0", str(out)], capture_output=True, text=True,
-                                    check=True).stdout
+        annotation = subprocess.run(["cg_annotate", "--threshold=0", "--auto=no", str(out)], capture_output=True,
+                                    text=True, check=True).stdout
     return int(nodes.group(1)), parse(annotation)
 
 
