@@ -184,6 +184,34 @@ def test_a_terminals_ctrl_c_reaches_the_runner_not_its_engines() -> None:
     assert done.stdout.strip() == "alive", done.stderr
 
 
+def test_an_engine_ends_with_its_runner_though_outside_its_process_group() -> None:
+    # Killed outright, the runner closes nothing itself: the engine's input
+    # closes with it, and an engine that reads to the end of it quits.
+    script = textwrap.dedent(f"""
+        import sys, time
+        from tools.common import open_engine
+        engine = open_engine([sys.executable, {str(FAKE)!r}, "legal"])
+        print(engine.protocol.transport.get_pid(), flush=True)
+        time.sleep(60)
+    """)
+    runner = subprocess.Popen([sys.executable, "-c", script], cwd=REPO_ROOT, stdout=subprocess.PIPE, text=True)
+    assert runner.stdout is not None
+    pid = int(runner.stdout.readline())
+    runner.kill()
+    runner.wait(10)
+    for _ in range(500):  # until the engine has gone (a zombie's /proc entry says Z; it has no parent here to reap it)
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().split(") ")[1].startswith("Z"):
+                    break
+        except FileNotFoundError:
+            break
+        threading.Event().wait(0.02)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("the engine outlived its runner")
+
+
 def test_sprt_decides_and_the_match_stops(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
     # Pairs cycle DD, WD, WW: mean .75, clearly above [0, 10]: H1 within a few dozen pairs.
     cycle = [(.5, .5), (1, .5), (1, 1)]
