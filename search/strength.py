@@ -17,7 +17,6 @@ against Stockfish's own `UCI_Elo` ladder; docs/strength-limit.md has the runs.
 from __future__ import annotations
 
 import random
-import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -28,10 +27,9 @@ from search.types import PAWN_VALUE, is_decisive
 #: The range offered as UCI_Elo.  The top is full strength: a request of
 #: ELO_MAX plays as if UCI_LimitStrength were off (`limit_for`), about 2100
 #: on Stockfish's scale at 10+0.1 with the net (docs/strength.md).  Below
-#: it, the net's line (NNUE_POINTS) gives the node budget; docs/strength-
-#: limit.md has the points checked in games.  Without the net (`Use NNUE`
-#: false) requests above about 1730 all get the classical line's top
-#: setting, near that engine's own full strength.
+#: it the evaluation's calibration gives the node budget, up to the top
+#: setting (requests from about 2020 with the net, from about 1730
+#: without it); docs/strength-limit.md has the points measured in games.
 ELO_MIN = 1000
 ELO_MAX = 2100
 #: Lines searched to choose from.
@@ -46,24 +44,13 @@ SETTING_MIN, SETTING_MAX = 1000, 2000
 #: Stockfish 15.1's UCI_Elo ladder (docs/strength-limit.md, step 6).  A
 #: requested Elo is turned into a setting by the line of the evaluation in use.
 CALIBRATION = ((1350, 1280), (1700, 1464))
-#: The net's own line: (setting, Stockfish-scale Elo) points of 100-game
-#: matches against Stockfish 15.1's UCI_Elo 1500 at 5+0.05 with the bundled
-#: net (docs/strength-limit.md), and the least-squares line through them
-#: (about 1.02 Elo a setting unit, twice the classical slope: each node is
-#: worth more, above about 1040 where the two lines cross).  Extended to the
-#: top, the line plays 2099 at 11,481 nodes a move, about what the unlimited
-#: engine searches a move at 10+0.1, though in four lines, in one thread
-#: and with a little weakness: a step below the unlimited 2100.
-NNUE_POINTS = ((1479, 1627), (1238, 1381), (1350, 1521))
-
-
-def fitted_line(points: Sequence[tuple[int, int]]) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Two points on the least-squares line (setting -> Elo) through `points`: a calibration for `setting_for`."""
-    slope, intercept = statistics.linear_regression([s for s, _ in points], [e for _, e in points])
-    return (1000.0, intercept + 1000 * slope), (2000.0, intercept + 2000 * slope)
-
-
-NNUE_CALIBRATION = fitted_line(NNUE_POINTS)
+#: The net's own calibration: (setting, Stockfish-scale Elo) points of
+#: 100-game matches with the bundled net against Stockfish 15.1's UCI_Elo
+#: (docs/strength-limit.md), joined by straight lines (`setting_for`).  Each
+#: doubling of nodes is worth less the more there are: 1.25 Elo a setting
+#: unit between the first two points (more than twice the classical line's
+#: 0.53), 0.55 between the last two.
+NNUE_CALIBRATION = ((1238, 1381), (1350, 1521), (1479, 1627), (1838, 1823))
 #: Settings are kept within SETTING_MARGIN of the nominal scale: the top,
 #: 2200 (49,667 nodes), is about the classical engine's full strength
 #: (docs/strength-limit.md, step 6), and the bottom keeps the extrapolation
@@ -85,9 +72,13 @@ WEAKNESS_MIN, WEAKNESS_MAX = 10, 120
 PUSH_SCALE = 128
 
 
-def setting_for(elo: int, calibration: tuple[tuple[float, float], tuple[float, float]] = CALIBRATION) -> float:
-    """The nominal setting that plays at `elo`, by linear interpolation of a calibration."""
-    (s1, e1), (s2, e2) = calibration
+def setting_for(elo: int, calibration: Sequence[tuple[int, int]] = CALIBRATION) -> float:
+    """The nominal setting that plays at `elo`: on the straight line between the two calibration points
+    around it, and beyond the first or last point along the nearest segment."""
+    points = sorted(calibration)
+    for (s1, e1), (s2, e2) in zip(points, points[1:]):
+        if elo <= e2:
+            break
     return s1 + (elo - e1) * (s2 - s1) / (e2 - e1)
 
 
@@ -95,9 +86,9 @@ def setting_for(elo: int, calibration: tuple[tuple[float, float], tuple[float, f
 class StrengthLimit:
     """Search settings for a requested Elo, searching with the net (`learned`) or the classical evaluation.
 
-    Both lines stay above the weakest setting across the range (ELO_MIN is
-    setting 854 on the net's line, 817 on the classical one).  `limit_for`
-    leaves the top unlimited.
+    Both calibrations stay above the weakest setting across the range
+    (ELO_MIN is setting 933 on the net's, 817 on the classical one).
+    `limit_for` leaves the top unlimited.
     """
 
     elo: int

@@ -8,7 +8,7 @@ import chess
 import chess.engine
 import pytest
 
-from search.strength import ELO_MAX, ELO_MIN, NNUE_POINTS, StrengthLimit, fitted_line, limit_for, setting_for
+from search.strength import CALIBRATION, ELO_MAX, ELO_MIN, NNUE_CALIBRATION, StrengthLimit, limit_for, setting_for
 from tests.test_client import MIDDLEGAME
 from tests.test_uci_protocol import uci  # noqa: F401 (fixture)
 
@@ -25,17 +25,22 @@ def test_stronger_settings_search_more_and_push_less(learned: bool) -> None:
     assert StrengthLimit(ELO_MIN - 500, learned).nodes() == StrengthLimit(ELO_MIN, learned).nodes()
 
 
-def test_the_net_line_fits_its_measured_points_and_gets_fewer_nodes_for_the_same_elo() -> None:
-    """Its nodes are worth more (docs/strength-limit.md): above about 1040 its line lies above the classical one."""
-    line = fitted_line(NNUE_POINTS)
-    residuals = [setting_for(elo, line) - setting for setting, elo in NNUE_POINTS]
-    assert abs(sum(residuals)) < 1e-6 and max(map(abs, residuals)) < 50  # least squares, and close to each
-    (s1, e1), (s2, e2) = line
-    assert 0.5 < (e2 - e1) / (s2 - s1) < 2
-    (a, b), (c, d) = fitted_line([(1100, 1300), (1200, 1400), (1300, 1500)])
-    assert (a, b, c, d) == pytest.approx((1000, 1200, 2000, 2200))
-    for elo in range(1050, ELO_MAX, 50):  # (the lines cross near 1040: the net's is twice as steep)
-        assert StrengthLimit(elo, learned=True).nodes() < StrengthLimit(elo).nodes()
+def test_the_calibrations_pass_through_their_points_and_extend_along_their_end_segments() -> None:
+    for calibration in (CALIBRATION, NNUE_CALIBRATION):
+        for setting, elo in calibration:
+            assert setting_for(elo, calibration) == pytest.approx(setting)
+        settings = [setting_for(elo, calibration) for elo in range(ELO_MIN, ELO_MAX + 1, 10)]
+        assert settings == sorted(settings)
+    bent = ((1000, 1000), (1100, 1200), (1200, 1300))  # 2 Elo a unit, then 1
+    assert [setting_for(elo, bent) for elo in (900, 1100, 1250, 1400)] == pytest.approx([950, 1050, 1150, 1300])
+
+
+def test_the_net_gets_fewer_nodes_for_the_same_elo() -> None:
+    """Its nodes are worth more (docs/strength-limit.md), above about 1110 where the calibrations cross."""
+    for elo in range(1150, ELO_MAX, 50):
+        assert StrengthLimit(elo, learned=True).nodes() <= StrengthLimit(elo).nodes()
+        if elo < 1730:  # (from there the classical one plays its top setting; the net's from about 2020)
+            assert StrengthLimit(elo, learned=True).nodes() < StrengthLimit(elo).nodes()
 
 
 @pytest.mark.parametrize("learned", [False, True])
