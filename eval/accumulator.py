@@ -7,12 +7,11 @@ afresh: `Accumulator.moved` and `Accumulator.castled` return the vector after
 a move, and `Accumulator.score` the side to move's centipawns.
 
 The vectors themselves belong to the caller (`search.position.Position` keeps
-one per ply, for taking moves back and for the ply's other moves): an update returns a new vector and never
+one per ply, for taking moves back): an update returns a new vector and never
 changes the one it was given, so the previous ply's vector stays valid.
 
-Hot path: `moved` runs for every move into a position the search scores
-(`search.position.Position.acc` applies it only then), `score` at every
-evaluation.  The tables they read (one dual row per piece and square,
+Hot path: `moved` runs at every node the search makes a move, `score` at
+every evaluation.  The tables they read (one dual row per piece and square,
 the head or the second layer's exact tables) are fetched from the net once,
 here, and kept as attributes; `tests/test_nnue.py` checks the result against
 `Net.evaluate`, the from-scratch reference.

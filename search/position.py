@@ -8,10 +8,7 @@ would be slow to recompute from scratch there:
   incremental update can be tested against python-chess's full computation);
 * the packed evaluation sums (middlegame, endgame, phase) of `eval.evaluate`;
 * with a net, the NNUE accumulators of both perspectives (`eval.accumulator`
-  updates and scores them), brought up to date only when a score is needed:
-  about a quarter of the positions a search plays into are never scored
-  (cut off by the table, drawn, or found in the evaluation cache), nor is
-  anything after them;
+  updates and scores them);
 * a cache of static evaluations by key (a third or more of the positions a
   search evaluates were evaluated before: transpositions, and the same
   quiescence leaves at every depth of iterative deepening);
@@ -27,7 +24,6 @@ from typing import Callable
 
 import chess
 import chess.polyglot
-import numpy as np
 
 from eval.accumulator import Accumulator
 from eval.evaluate import finish, packed_score
@@ -111,7 +107,7 @@ def _castling_squares(board: chess.Board, move: chess.Move) -> tuple[int, int, i
 class Position:
     """Board + incremental key/evaluation; `push`/`pop` keep all of it in step."""
 
-    __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "_accs", "_accumulator",
+    __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_accumulator",
                  "_null_floor", "_null_floors", "evals", "_plain")
 
     def __init__(self, board: chess.Board, net: Net | None = None, evals: dict[int, int] | None = None) -> None:
@@ -128,11 +124,7 @@ class Position:
         self.net = net
         #: The net's accumulator vector (None without a net), and what updates and scores it.
         self._accumulator = Accumulator(net) if net is not None else None
-        # One entry a ply, the current position's last: its accumulator vector,
-        # or, until a score needs it, the move that leads to it from the ply
-        # before (`_accumulator.moved`'s or `castled`'s arguments; None for
-        # a null move, which changes nothing).  The root's is always a vector.
-        self._accs: list = [self._accumulator.refresh(board) if net is not None else None]
+        self.acc = self._accumulator.refresh(board) if net is not None else None
         self._undo: list[tuple] = []
         # Keys of the positions since the last irreversible move of the game,
         # oldest first, ending with the current one; python-chess's own move
@@ -227,29 +219,6 @@ class Position:
                 return True
         return False
 
-    @property
-    def acc(self) -> np.ndarray | None:
-        """The net's accumulator vector of the current position (None without a net), brought up to date.
-
-        The moves since the last ply whose vector is known are applied now,
-        and every ply on the way keeps its vector, for its other children.
-        """
-        accs = self._accs
-        acc = accs[-1]
-        if (acc is None or type(acc) is tuple) and self._accumulator is not None:
-            known = len(accs) - 2
-            while accs[known] is None or type(accs[known]) is tuple:
-                known -= 1
-            acc = accs[known]
-            accumulator = self._accumulator
-            moved, castled = accumulator.moved, accumulator.castled
-            for ply in range(known + 1, len(accs)):
-                step = accs[ply]
-                if step is not None:
-                    acc = moved(acc, *step) if len(step) == 7 else castled(acc, *step)
-                accs[ply] = acc
-        return acc
-
     def evaluate(self) -> int:
         """Static score for the side to move: the net's if there is one, else the classical one.
 
@@ -285,10 +254,10 @@ class Position:
         frm = move.from_square
         to = move.to_square
         piece = board.piece_type_at(frm)
-        key, mg, eg, phase = self.key, self.mg, self.eg, self.phase
-        self._undo.append((key, mg, eg, phase))
-        step = None  # how the net's accumulator follows (`acc`): the arguments of its update
-        classical = self._accumulator is None  # only the classical evaluation reads mg, eg and phase
+        key, mg, eg, phase, acc = self.key, self.mg, self.eg, self.phase, self.acc
+        self._undo.append((key, mg, eg, phase, acc))
+        accumulator = self._accumulator
+        classical = accumulator is None  # only the classical evaluation reads mg, eg and phase
 
         mg_us, eg_us, z_us = MG_TABLE[us], EG_TABLE[us], ZOBRIST_PIECE[us]
         castles = piece == chess.KING and board.is_castling(move)
@@ -301,7 +270,7 @@ class Position:
                 mg += king_mg[to] - king_mg[frm] + rook_mg[rook_to] - rook_mg[rook_from]
                 eg += king_eg[to] - king_eg[frm] + rook_eg[rook_to] - rook_eg[rook_from]
             else:
-                step = (us, frm, to, rook_from, rook_to)
+                acc = accumulator.castled(acc, us, frm, to, rook_from, rook_to)
             key ^= z_us[chess.KING][frm] ^ z_us[chess.KING][to] ^ z_us[chess.ROOK][rook_from] ^ z_us[chess.ROOK][rook_to]
         else:
             placed = move.promotion or piece
@@ -324,7 +293,7 @@ class Position:
                     phase -= PHASE_WEIGHT[captured]
                 key ^= ZOBRIST_PIECE[them][captured][capture_square]
             if not classical:
-                step = (us, piece, frm, placed, to, captured, capture_square)
+                acc = accumulator.moved(acc, us, piece, frm, placed, to, captured, capture_square)
 
         rights = board.castling_rights
         chess960_rights = 0
@@ -346,8 +315,7 @@ class Position:
         if board.ep_square is not None:
             key ^= _ep_key(board)
 
-        self.key, self.mg, self.eg, self.phase = key, mg, eg, phase
-        self._accs.append(step)
+        self.key, self.mg, self.eg, self.phase, self.acc = key, mg, eg, phase, acc
         self.history.append(key)
 
     def pop(self) -> chess.Move:
@@ -356,15 +324,13 @@ class Position:
         history.pop()
         if len(history) <= self._null_floor + 1:  # the null move itself is taken back
             self._null_floor = self._null_floors.pop()
-        self.key, self.mg, self.eg, self.phase = self._undo.pop()
-        self._accs.pop()
+        self.key, self.mg, self.eg, self.phase, self.acc = self._undo.pop()
         return self.board.pop()
 
     def push_null(self) -> None:
         """Pass the move (null move); only used by null-move pruning."""
         board = self.board
-        self._undo.append((self.key, self.mg, self.eg, self.phase))
-        self._accs.append(None)
+        self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc))
         key = self.key ^ _ep_key(board)
         board.push(chess.Move.null())
         self.key = key ^ ZOBRIST_TURN
