@@ -297,7 +297,7 @@ class AlphaBeta:
             best_score = -INFINITY
             stand_pat = -INFINITY
             if self.features.ordering:
-                moves = self.orderer.order(board, moves, 0, ply)
+                moves = self.orderer.order(board, moves, 0, ply, mailbox=pos.mailbox)
         else:
             stand_pat = pos.evaluate()
             if stand_pat >= beta:
@@ -310,19 +310,19 @@ class AlphaBeta:
                 return best_score  # delta pruning would skip every capture below: generate none
             moves = pos.tactical_moves()
             if self.features.ordering:
-                moves = self.orderer.order_captures(board, moves)
+                moves = self.orderer.order_captures(board, moves, pos.mailbox)
 
         delta = self.features.delta_pruning and not in_check
         losing = self.features.see_pruning and not in_check
-        piece_type_at = board.piece_type_at
+        mailbox = pos.mailbox
         for move in moves:
             if (delta or losing) and not move.promotion:
                 # Out of check every move here is a capture; no victim on the square: en passant.
-                victim = piece_type_at(move.to_square) or chess.PAWN
+                victim = mailbox[move.to_square] or chess.PAWN
                 if delta and stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
                     continue
                 # Only a capture of a cheaper piece can lose the exchange.
-                if losing and PIECE_VALUE[piece_type_at(move.from_square)] > PIECE_VALUE[victim] and see(board, move) < 0:
+                if losing and PIECE_VALUE[mailbox[move.from_square]] > PIECE_VALUE[victim] and see(board, move, mailbox) < 0:
                     continue
             pos.push(move)
             score = -self.quiescence(-beta, -alpha, ply + 1)

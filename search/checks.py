@@ -20,9 +20,10 @@ from chess import BB_KNIGHT_ATTACKS as _KNIGHT_ATTACKS, BB_PAWN_ATTACKS as _PAWN
 from chess import BB_RANK_ATTACKS as _RANK_ATTACKS, BB_RANK_MASKS as _RANK_MASKS, BB_RAYS as _RAYS
 
 from search.movegen import slider_blockers
+from search.types import Mailbox, mailbox_of
 
 
-def gives_check(board: chess.Board, move: chess.Move) -> bool:
+def gives_check(board: chess.Board, move: chess.Move, mailbox: Mailbox | None = None) -> bool:
     """`board.gives_check(move)` without playing the move, for any legal move.
 
     python-chess pushes and pops the move; here the board after the move
@@ -30,14 +31,15 @@ def gives_check(board: chess.Board, move: chess.Move) -> bool:
     piece lifted and set down, then the enemy king's square is looked at
     from as each kind of piece, as in `in_check`.  Castling, en passant
     and promotions, rare among the quiet moves asked about, go to
-    python-chess.
+    python-chess.  `mailbox`: the piece type on each square, if the caller
+    keeps one (`search.position.Position.mailbox`).
     """
     frm, to = move.from_square, move.to_square
     if move.promotion:
         return board.gives_check(move)
     lifted = 1 << frm
     placed = 1 << to
-    piece = board.piece_type_at(frm)
+    piece = board.piece_type_at(frm) if mailbox is None else mailbox[frm]
     if piece == chess.KING and board.is_castling(move) or (
             piece == chess.PAWN and to == board.ep_square and (frm - to) & 7):
         return board.gives_check(move)
@@ -72,7 +74,8 @@ def check_squares(board: chess.Board, king: chess.Square) -> tuple[int, int, int
             _RANK_ATTACKS[king][_RANK_MASKS[king] & occupied] | _FILE_ATTACKS[king][_FILE_MASKS[king] & occupied])
 
 
-def quiet_check_test(board: chess.Board) -> tuple[Callable[[chess.Move], bool], chess.Bitboard]:
+def quiet_check_test(board: chess.Board, mailbox: Mailbox | None = None
+                     ) -> tuple[Callable[[chess.Move], bool], chess.Bitboard]:
     """`gives_check` for the quiet moves of this node, with what they share worked out once.
 
     Quiet-move pruning asks it of every quiet move it would skip, often
@@ -85,23 +88,24 @@ def quiet_check_test(board: chess.Board) -> tuple[Callable[[chess.Move], bool], 
     `gives_check`.  Also returned: the squares a move must land on to
     pass (castling by its rook's square, as python-chess generates it),
     so that a generator can be asked for those alone.  Valid until the
-    next `push`.
+    next `push`.  `mailbox` as for `gives_check`.
     """
     us = board.turn
     king = (board.kings & board.occupied_co[not us]).bit_length() - 1
     if king < 0:
-        return functools.partial(gives_check, board), chess.BB_ALL
+        return functools.partial(gives_check, board, mailbox=mailbox), chess.BB_ALL
     pawn, knight, diagonal, straight = check_squares(board, king)
     # Indexed by piece type: a king gives no check of its own.
     direct = (0, pawn, knight, diagonal, straight, diagonal | straight, 0)
     discoverers = slider_blockers(board, king, us) & board.occupied_co[us]
     lines = _RAYS[king]
-    piece_type_at = board.piece_type_at
+    if mailbox is None:
+        mailbox = mailbox_of(board)
     ep = board.ep_square
 
     def quiet_gives_check(move: chess.Move) -> bool:
         frm, to = move.from_square, move.to_square
-        piece = piece_type_at(frm)
+        piece = mailbox[frm]
         if move.promotion or piece == chess.KING and board.is_castling(move) or (
                 to == ep and piece == chess.PAWN and (frm - to) & 7):
             return board.gives_check(move)

@@ -165,7 +165,7 @@ class Searcher:
             wanted = set(limits.searchmoves)
             moves = [move for move in moves if move.uci() in wanted] or moves
         if self.features.ordering:
-            moves = self.orderer.order(pos.board, moves, decode(self.tt.probe_data(pos.key))[3], 0)
+            moves = self.orderer.order(pos.board, moves, decode(self.tt.probe_data(pos.key))[3], 0, mailbox=pos.mailbox)
         tablebases = self.tablebases
         hits_before = tablebases.hits if tablebases is not None else 0
         tablebase_root = tablebases.root_moves(pos.board, moves) if tablebases is not None else None

@@ -41,7 +41,7 @@ def staged_moves(pos: Position, orderer: MoveOrderer | None, hash_move: int, ply
     the stage, only the checks of the rest are yielded, each in the order
     it has among all.
     """
-    board = pos.board
+    board, mailbox = pos.board, pos.mailbox
     if hash_move:
         candidate = decode_move(hash_move)
         if candidate is not None and board.is_legal(candidate):
@@ -53,21 +53,21 @@ def staged_moves(pos: Position, orderer: MoveOrderer | None, hash_move: int, ply
         if orderer is None:
             yield from _without(moves, hash_move)
         else:
-            yield from orderer.order(board, moves, hash_move, ply, skip_hash=True)
+            yield from orderer.order(board, moves, hash_move, ply, skip_hash=True, mailbox=mailbox)
         return
 
     # Each stage's list is made without the hash move (searched above).
-    good, bad = orderer.split_tactical(board, pos.tactical_moves(underpromotions=True), ply, hash_move)
+    good, bad = orderer.split_tactical(board, pos.tactical_moves(underpromotions=True), ply, hash_move, mailbox)
     yield from good
     if checks_only is None:
-        yield from orderer.order(board, quiet_moves(board), hash_move, ply, skip_hash=True)
+        yield from orderer.order(board, quiet_moves(board), hash_move, ply, skip_hash=True, mailbox=mailbox)
     elif checks_only[0]:
         gives_check, reach = pos.quiet_check_test()
         quiets = [move for move in quiet_moves(board, reach) if gives_check(move)]
         # Sorting is stable, so a subset keeps the order it has among all the quiet moves.
-        yield from orderer.order(board, quiets, hash_move, ply, skip_hash=True)
+        yield from orderer.order(board, quiets, hash_move, ply, skip_hash=True, mailbox=mailbox)
     else:
-        quiets = orderer.order(board, quiet_moves(board), hash_move, ply, skip_hash=True)
+        quiets = orderer.order(board, quiet_moves(board), hash_move, ply, skip_hash=True, mailbox=mailbox)
         for index, move in enumerate(quiets):
             if checks_only[0]:  # set while the moves before were searched: the rest, checks alone
                 gives_check = pos.quiet_check_test()[0]

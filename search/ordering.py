@@ -19,7 +19,7 @@ import chess
 
 from search.see import see
 from search.tt import encode_move
-from search.types import ATTACKER_RANK, MAX_PLY, PIECE_VALUE
+from search.types import ATTACKER_RANK, MAX_PLY, PIECE_VALUE, Mailbox, mailbox_of
 
 #: The score of a (score, move) pair: a C-level key for the hot sorts (a Python function costs a call per move).
 _first = itemgetter(0)
@@ -61,19 +61,21 @@ class MoveOrderer:
                     table[index] = value >> 1
 
     def order(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int,
-              skip_hash: bool = False) -> list[chess.Move]:
+              skip_hash: bool = False, mailbox: Mailbox | None = None) -> list[chess.Move]:
         """Return `moves` best-first; `hash_move` is a move code, 0 for none.
 
         With `skip_hash`, the hash move is left out (it was searched before
         the list was made): it scores above all others, so it can only be first.
+        `mailbox`: the piece type on each square, if the caller keeps one
+        (the search's `Position.mailbox`); else it is read from the board.
         """
-        scored = self.scored(board, moves, hash_move, ply)
+        scored = self.scored(board, moves, hash_move, ply, mailbox)
         if skip_hash and scored and scored[0][0] == HASH_MOVE:
             del scored[0]
         return [move for _, move in scored]
 
-    def split_tactical(self, board: chess.Board, moves: list[chess.Move], ply: int,
-                       hash_move: int = 0) -> tuple[list[chess.Move], list[chess.Move]]:
+    def split_tactical(self, board: chess.Board, moves: list[chess.Move], ply: int, hash_move: int = 0,
+                       mailbox: Mailbox | None = None) -> tuple[list[chess.Move], list[chess.Move]]:
         """Captures and promotions as (good best-first, losing best-first), the hash move left out.
 
         For staged generation: the good ones are searched before the quiet
@@ -81,12 +83,13 @@ class MoveOrderer:
         """
         good = []
         bad = []
-        for score, move in self.scored(board, moves, hash_move, ply):
+        for score, move in self.scored(board, moves, hash_move, ply, mailbox):
             if score != HASH_MOVE:
                 (good if score >= 0 else bad).append(move)
         return good, bad
 
-    def scored(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int) -> list[tuple[int, chess.Move]]:
+    def scored(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int,
+               mailbox: Mailbox | None = None) -> list[tuple[int, chess.Move]]:
         """(score, move) pairs, best first.
 
         Captures score by MVV-LVA: the victim's `PIECE_VALUE` less the
@@ -96,7 +99,8 @@ class MoveOrderer:
         equality (a dataclass comparison costs several times more).
         """
         them = board.occupied_co[not board.turn]
-        piece_type_at = board.piece_type_at
+        if mailbox is None:
+            mailbox = mailbox_of(board)
         killer_1, killer_2 = self.killers[ply]
         history = self.history[board.turn]
         ep = board.ep_square
@@ -108,12 +112,12 @@ class MoveOrderer:
             if code == hash_move:
                 score = HASH_MOVE
             elif (them >> to) & 1:
-                victim, attacker = piece_type_at(to), piece_type_at(move.from_square)
-                losing = PIECE_VALUE[attacker] > PIECE_VALUE[victim] and see(board, move) < 0
+                victim, attacker = mailbox[to], mailbox[move.from_square]
+                losing = PIECE_VALUE[attacker] > PIECE_VALUE[victim] and see(board, move, mailbox) < 0
                 score = (BAD_CAPTURE if losing else CAPTURE) + PIECE_VALUE[victim] - ATTACKER_RANK[attacker]
             elif move.promotion:
                 score = PROMOTION + move.promotion
-            elif to == ep and piece_type_at(move.from_square) == chess.PAWN:
+            elif to == ep and mailbox[move.from_square] == chess.PAWN:
                 score = CAPTURE + PIECE_VALUE[chess.PAWN] - ATTACKER_RANK[chess.PAWN]
             elif code == killer_1:
                 score = KILLER_1
@@ -127,13 +131,14 @@ class MoveOrderer:
         scored.sort(key=_first, reverse=True)
         return scored
 
-    def order_captures(self, board: chess.Board, moves: list[chess.Move]) -> list[chess.Move]:
+    def order_captures(self, board: chess.Board, moves: list[chess.Move], mailbox: Mailbox | None = None) -> list[chess.Move]:
         """MVV-LVA only: quiescence has no hash move and no quiet moves."""
-        piece_type_at = board.piece_type_at
+        if mailbox is None:
+            mailbox = mailbox_of(board)
         scored = []
         for move in moves:
-            victim = piece_type_at(move.to_square) or (chess.QUEEN if move.promotion else chess.PAWN)
-            scored.append((PIECE_VALUE[victim] - ATTACKER_RANK[piece_type_at(move.from_square)], move))
+            victim = mailbox[move.to_square] or (chess.QUEEN if move.promotion else chess.PAWN)
+            scored.append((PIECE_VALUE[victim] - ATTACKER_RANK[mailbox[move.from_square]], move))
         scored.sort(key=_first, reverse=True)
         return [move for _, move in scored]
 

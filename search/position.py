@@ -9,6 +9,9 @@ would be slow to recompute from scratch there:
 * the packed evaluation sums (middlegame, endgame, phase) of `eval.evaluate`;
 * with a net, the NNUE accumulators of both perspectives (`eval.accumulator`
   updates and scores them);
+* a mailbox: the piece type on each square (None: empty), so that the
+  search's many "what stands here?" questions are a list index instead of
+  python-chess's walk over six bitboards (`piece_type_at`);
 * a cache of static evaluations by key (a third or more of the positions a
   search evaluates were evaluated before: transpositions, and the same
   quiescence leaves at every depth of iterative deepening);
@@ -33,7 +36,7 @@ from search.boardpush import push_plain
 from search.checks import gives_check, quiet_check_test
 from search.movegen import evasions, legal_captures, promoting_pawns
 from search.movegen import legal_moves as movegen_legal_moves
-from search.types import MATE
+from search.types import MATE, mailbox_of
 
 _KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
 _PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
@@ -108,7 +111,7 @@ class Position:
     """Board + incremental key/evaluation; `push`/`pop` keep all of it in step."""
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_accumulator",
-                 "_null_floor", "_null_floors", "evals", "_plain")
+                 "_null_floor", "_null_floors", "evals", "_plain", "mailbox")
 
     def __init__(self, board: chess.Board, net: Net | None = None, evals: dict[int, int] | None = None) -> None:
         """`evals`: the static scores of `net` by key, to share across searches (see `evaluate`); None: a new one."""
@@ -118,6 +121,8 @@ class Position:
         #: Static evaluations by key, all from `net` (the owner resets it when the net changes).
         self.evals: dict[int, int] = {} if evals is None else evals
         self.key = chess.polyglot.zobrist_hash(board)
+        #: The piece type on each square, None where empty; changed in place, never replaced.
+        self.mailbox: list[chess.PieceType | None] = mailbox_of(board)
         packed = packed_score(board)
         self.mg, self.eg, self.phase = packed.mg, packed.eg, packed.phase
         #: The learned evaluation, or None for the classical one.
@@ -125,6 +130,9 @@ class Position:
         #: The net's accumulator vector (None without a net), and what updates and scores it.
         self._accumulator = Accumulator(net) if net is not None else None
         self.acc = self._accumulator.refresh(board) if net is not None else None
+        # What `pop` restores: the key, the evaluation sums, the accumulator,
+        # then the mailbox: an ordinary move's squares and pieces (from, mover,
+        # to, captured, capture square), or a copy of the whole of it.
         self._undo: list[tuple] = []
         # Keys of the positions since the last irreversible move of the game,
         # oldest first, ending with the current one; python-chess's own move
@@ -161,11 +169,11 @@ class Position:
 
     def gives_check(self, move: chess.Move) -> bool:
         """`board.gives_check(move)` without playing the move (`search.checks.gives_check`)."""
-        return gives_check(self.board, move)
+        return gives_check(self.board, move, self.mailbox)
 
     def quiet_check_test(self) -> tuple[Callable[[chess.Move], bool], chess.Bitboard]:
         """A check test for this node's quiet moves and the squares they must reach (`search.checks.quiet_check_test`)."""
-        return quiet_check_test(self.board)
+        return quiet_check_test(self.board, self.mailbox)
 
     def legal_moves(self, in_check: bool | None = None) -> list[chess.Move]:
         """Every legal move, in python-chess's order; `in_check`: whether the side to move is, if the caller knows."""
@@ -253,9 +261,9 @@ class Position:
         them = not us
         frm = move.from_square
         to = move.to_square
-        piece = board.piece_type_at(frm)
+        mailbox = self.mailbox
+        piece = mailbox[frm]
         key, mg, eg, phase, acc = self.key, self.mg, self.eg, self.phase, self.acc
-        self._undo.append((key, mg, eg, phase, acc))
         accumulator = self._accumulator
         classical = accumulator is None  # only the classical evaluation reads mg, eg and phase
 
@@ -281,7 +289,7 @@ class Position:
                     phase += PHASE_WEIGHT[placed]
             key ^= z_us[piece][frm] ^ z_us[placed][to]
 
-            captured = board.piece_type_at(to)
+            captured = mailbox[to]
             capture_square = to
             if captured is None and piece == chess.PAWN and to == board.ep_square and (frm - to) & 7:
                 captured = chess.PAWN
@@ -304,8 +312,20 @@ class Position:
             key ^= _ep_key(board)
         if self._plain and not castles:  # the board change inlined: python-chess's push, less its lookups
             push_plain(board, move, piece, captured, capture_square)
+            # The mailbox's change, and in `_undo` what takes it back.
+            mailbox[frm] = None
+            mailbox[capture_square] = None
+            mailbox[to] = move.promotion or piece
+            self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc, frm, piece, to, captured, capture_square, None))
         else:
+            # Castling, or a variant's rules: the whole mailbox is saved.
+            self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc, None, None, None, None, None, mailbox[:]))
             board.push(move)
+            if self._plain:  # castling: the king and the rook (lifted first: in Chess960 either may land where the other stood)
+                mailbox[frm] = mailbox[rook_from] = None
+                mailbox[to], mailbox[rook_to] = chess.KING, chess.ROOK
+            else:
+                mailbox[:] = mailbox_of(board)
         if board.castling_rights != rights:
             if board.chess960:  # (only moves touching a king or castling rook get here)
                 key ^= chess960_rights ^ _POLYGLOT.hash_castling(board)
@@ -324,13 +344,20 @@ class Position:
         history.pop()
         if len(history) <= self._null_floor + 1:  # the null move itself is taken back
             self._null_floor = self._null_floors.pop()
-        self.key, self.mg, self.eg, self.phase, self.acc = self._undo.pop()
+        self.key, self.mg, self.eg, self.phase, self.acc, frm, piece, to, captured, capture_square, saved = self._undo.pop()
+        mailbox = self.mailbox
+        if piece is not None:  # `push`'s ordinary move, taken back square by square
+            mailbox[to] = None
+            mailbox[capture_square] = captured
+            mailbox[frm] = piece
+        elif saved is not None:  # castling or a variant's move (a null move changed nothing)
+            mailbox[:] = saved
         return self.board.pop()
 
     def push_null(self) -> None:
         """Pass the move (null move); only used by null-move pruning."""
         board = self.board
-        self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc))
+        self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc, None, None, None, None, None, None))
         key = self.key ^ _ep_key(board)
         board.push(chess.Move.null())
         self.key = key ^ ZOBRIST_TURN

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import chess
 
-from search.types import PIECE_VALUE
+from search.types import PIECE_VALUE, Mailbox, mailbox_of
 
 _KNIGHT_ATTACKS, _KING_ATTACKS, _PAWN_ATTACKS = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS, chess.BB_PAWN_ATTACKS
 _DIAG_ATTACKS, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
@@ -20,16 +20,18 @@ _RANK_ATTACKS, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
 _FILE_ATTACKS, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
 
 
-def see(board: chess.Board, move: chess.Move) -> int:
+def see(board: chess.Board, move: chess.Move, mailbox: Mailbox | None = None) -> int:
     """Material won (centipawns, negative when lost) by `move` and the exchanges it starts.
 
-    Hot path (called for captures of a cheaper piece in quiescence): bitboard
-    arithmetic on python-chess's masks, no board copies.
+    `mailbox`: the piece type on each square, if the caller keeps one (the
+    search's `Position.mailbox`); else it is read from the board.  Hot path (called
+    for captures of a cheaper piece in quiescence): bitboard arithmetic on
+    python-chess's masks, no board copies.
     """
     frm, to = move.from_square, move.to_square
-    piece_type_at = board.piece_type_at
-    attacker = piece_type_at(frm)
-    victim = piece_type_at(to)
+    if mailbox is None:
+        mailbox = mailbox_of(board)
+    attacker, victim = mailbox[frm], mailbox[to]
     occupied = board.occupied ^ chess.BB_SQUARES[frm]
     if victim is None:
         if attacker == chess.PAWN and to == board.ep_square and (frm - to) & 7:

@@ -19,6 +19,8 @@ here are what exchanges and move ordering count with.
 """
 from __future__ import annotations
 
+from typing import Optional, Sequence
+
 import chess
 
 #: Deepest ply the search reaches from the root (the PV and killer tables' size).
@@ -59,6 +61,17 @@ PAWN_VALUE = PIECE_VALUE[chess.PAWN]
 #: PIECE_VALUE (10 at least) outweighs every difference here (9 at most), so
 #: the victim always decides first.
 ATTACKER_RANK = [0, 1, 3, 3, 5, 9, 10]
+
+#: A mailbox: the piece type on each square (None where empty), indexed by
+#: square.  The search keeps one in step with its board
+#: (`search.position.Position.mailbox`) and hands it to the ordering, SEE and
+#: check tests, where a list index replaces python-chess's `piece_type_at`.
+Mailbox = Sequence[Optional[chess.PieceType]]
+
+
+def mailbox_of(board: chess.Board) -> list[chess.PieceType | None]:
+    """The mailbox of `board`, read from its bitboards (64 `piece_type_at` calls: not for hot paths)."""
+    return [board.piece_type_at(square) for square in chess.SQUARES]
 
 
 def mate_in(score: int) -> int | None:

@@ -18,7 +18,7 @@ class GameTree:
         self.leaves = leaves
         self.path = [root]
         self.evaluated: list[str] = []
-        self.board = None  # the search only touches it when ordering is on
+        self.board = self.mailbox = None  # the search only touches them when ordering is on
 
     @property
     def key(self) -> int:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from eval import evaluate
 from search.position import Position
+from search.types import mailbox_of
 from tests.strategies import boards, special_move
 
 
@@ -29,10 +30,12 @@ def test_incremental_key_and_eval_match_full_computation(seed_board: chess.Board
         played += 1
         assert pos.key == chess.polyglot.zobrist_hash(board)
         assert pos.evaluate() == evaluate(board)
+        assert pos.mailbox == mailbox_of(board)
     for _ in range(played):
         pos.pop()
         assert pos.key == chess.polyglot.zobrist_hash(board)
         assert pos.evaluate() == evaluate(board)
+        assert pos.mailbox == mailbox_of(board)
     assert pos.key == start_key
 
 
@@ -60,9 +63,11 @@ def test_chess960_games_keep_key_and_eval_in_step() -> None:
             pos.push(move)
             assert pos.key == chess.polyglot.zobrist_hash(board)
             assert pos.evaluate() == evaluate(board)
+            assert pos.mailbox == mailbox_of(board)
         while board.move_stack:
             pos.pop()
             assert pos.key == chess.polyglot.zobrist_hash(board)
+            assert pos.mailbox == mailbox_of(board)
         assert board == chess.Board.from_chess960_pos(start)
 
     game()
@@ -79,6 +84,7 @@ def test_chess960_castling_where_king_and_rook_swap_squares() -> None:
         pos.push(move)
         assert pos.key == chess.polyglot.zobrist_hash(board)
         assert pos.evaluate() == evaluate(board)
+        assert pos.mailbox == mailbox_of(board)
     assert board.piece_at(chess.C1) == chess.Piece(chess.KING, chess.WHITE)
     assert board.piece_at(chess.D1) == chess.Piece(chess.ROOK, chess.WHITE)
 
@@ -100,6 +106,10 @@ def test_special_moves_keep_key_and_eval_in_step() -> None:
             pos.push(chess.Move.from_uci(uci))
             assert pos.key == chess.polyglot.zobrist_hash(board), (fen, uci)
             assert pos.evaluate() == evaluate(board), (fen, uci)
+            assert pos.mailbox == mailbox_of(board), (fen, uci)
+        for _ in ucis:
+            pos.pop()
+            assert pos.mailbox == mailbox_of(board), fen
 
 
 def test_history_includes_game_moves_for_repetition() -> None:
@@ -137,6 +147,7 @@ def test_a_repetition_does_not_reach_back_across_a_null_move() -> None:
     for _ in range(6):
         pos.pop()
     pos.pop()  # the first null move: scans reach back to the start again
+    assert pos.mailbox == mailbox_of(pos.board)
     pos.push(chess.Move.from_uci("b8c6"))
     pos.push(chess.Move.from_uci("f3g1"))
     pos.push(chess.Move.from_uci("c6b8"))
