@@ -72,8 +72,15 @@ def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
             rights &= ~(_BB_RANK_1 if us else _BB_RANK_8)
         board.castling_rights = rights
 
-    # Lift the mover and the captured piece.
-    _toggle(board, piece, from_bb)
+    # Lift the mover and the captured piece, set the mover (or what it
+    # promotes to) down.  The flips commute, so a mover that stays what it
+    # is leaves and lands in one flip of its bitboard.
+    placed = move.promotion
+    if placed:
+        _toggle(board, piece, from_bb)
+        _toggle(board, placed, to_bb)
+    else:
+        _toggle(board, piece, from_bb | to_bb)
     occupied_co = board.occupied_co
     occupied_co[us] ^= from_bb
     occupied = board.occupied ^ from_bb
@@ -83,13 +90,9 @@ def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
         occupied_co[not us] ^= capture_bb
         occupied ^= capture_bb
         promoted &= ~capture_bb
-
-    # Set the mover (or what it promotes to) down.
-    placed = move.promotion or piece
-    _toggle(board, placed, to_bb)
     occupied_co[us] |= to_bb
     board.occupied = occupied | to_bb
-    if move.promotion or was_promoted:
+    if placed or was_promoted:
         promoted = promoted & ~from_bb | to_bb
     board.promoted = promoted
     board.turn = not us
