@@ -24,9 +24,9 @@ def see(board: chess.Board, move: chess.Move, mailbox: Mailbox | None = None) ->
     """Material won (centipawns, negative when lost) by `move` and the exchanges it starts.
 
     `mailbox`: the piece type on each square, if the caller keeps one (the
-    search's `Position.mailbox`); else it is read from the board.  Hot path (called
-    for captures of a cheaper piece in quiescence): bitboard arithmetic on
-    python-chess's masks, no board copies.
+    search's `Position.mailbox`); else it is read from the board.  Hot path
+    (called for captures of a cheaper piece in quiescence): bitboard
+    arithmetic on python-chess's masks, no board copies.
     """
     frm, to = move.from_square, move.to_square
     if mailbox is None:
