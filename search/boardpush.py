@@ -75,10 +75,10 @@ def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
     # Lift the mover and the captured piece, set the mover (or what it
     # promotes to) down.  The flips commute, so a mover that stays what it
     # is leaves and lands in one flip of its bitboard.
-    placed = move.promotion
-    if placed:
+    promotion = move.promotion
+    if promotion:
         _toggle(board, piece, from_bb)
-        _toggle(board, placed, to_bb)
+        _toggle(board, promotion, to_bb)
     else:
         _toggle(board, piece, from_bb | to_bb)
     occupied_co = board.occupied_co
@@ -92,7 +92,7 @@ def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
         promoted &= ~capture_bb
     occupied_co[us] |= to_bb
     board.occupied = occupied | to_bb
-    if placed or was_promoted:
+    if promotion or was_promoted:
         promoted = promoted & ~from_bb | to_bb
     board.promoted = promoted
     board.turn = not us

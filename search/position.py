@@ -315,7 +315,7 @@ class Position:
             # The mailbox's change, and in `_undo` what takes it back.
             mailbox[frm] = None
             mailbox[capture_square] = None
-            mailbox[to] = move.promotion or piece
+            mailbox[to] = placed
             self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc, frm, piece, to, captured, capture_square, None))
         else:
             # Castling, or a variant's rules: the whole mailbox is saved.

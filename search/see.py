@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import chess
 
-from search.types import PIECE_VALUE, Mailbox, mailbox_of
+from search.types import PIECE_VALUE, Mailbox
 
 _KNIGHT_ATTACKS, _KING_ATTACKS, _PAWN_ATTACKS = chess.BB_KNIGHT_ATTACKS, chess.BB_KING_ATTACKS, chess.BB_PAWN_ATTACKS
 _DIAG_ATTACKS, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
@@ -24,14 +24,15 @@ def see(board: chess.Board, move: chess.Move, mailbox: Mailbox | None = None) ->
     """Material won (centipawns, negative when lost) by `move` and the exchanges it starts.
 
     `mailbox`: the piece type on each square, if the caller keeps one (the
-    search's `Position.mailbox`); else it is read from the board.  Hot path
+    search's `Position.mailbox`); else the board is asked.  Hot path
     (called for captures of a cheaper piece in quiescence): bitboard
     arithmetic on python-chess's masks, no board copies.
     """
     frm, to = move.from_square, move.to_square
     if mailbox is None:
-        mailbox = mailbox_of(board)
-    attacker, victim = mailbox[frm], mailbox[to]
+        attacker, victim = board.piece_type_at(frm), board.piece_type_at(to)
+    else:
+        attacker, victim = mailbox[frm], mailbox[to]
     occupied = board.occupied ^ chess.BB_SQUARES[frm]
     if victim is None:
         if attacker == chess.PAWN and to == board.ep_square and (frm - to) & 7:
