@@ -86,13 +86,31 @@ def allocate(limits: Limits, color: chess.Color, move_overhead: int = 30) -> Tim
     """Decide how long to think about this move."""
     if limits.infinite and not limits.ponder:
         return TimeBudget(None, None)
+    clock = _clock_budget(limits, color, move_overhead)
     if limits.movetime is not None:
         # Use all of it (UCI: "search exactly x mseconds"): no soft limit, which the
         # stability scale could shrink; keep deepening until the hard limit cuts in.
-        return TimeBudget(None, max(1.0, limits.movetime - move_overhead))
+        # With a clock as well, whichever limit comes first (as Stockfish does).
+        hard = max(1.0, limits.movetime - move_overhead)
+        if clock is None:
+            return TimeBudget(None, hard)
+        assert clock.hard is not None
+        return TimeBudget(clock.soft, min(hard, clock.hard))
+    return clock if clock is not None else TimeBudget(None, None)  # depth / nodes / mate only
+
+
+def _clock_budget(limits: Limits, color: chess.Color, move_overhead: int) -> TimeBudget | None:
+    """The budget the clock gives, None without one.
+
+    A `go` that gives only the opponent's clock gives ours as empty (as
+    Stockfish reads it): the answer comes at once, not after an unlimited
+    search.
+    """
     time_left, increment = limits.clock(color)
     if time_left is None:
-        return TimeBudget(None, None)  # depth / nodes / mate only
+        if limits.wtime is None and limits.btime is None:
+            return None
+        time_left = 0
 
     moves_to_go = SUDDEN_DEATH_MOVES
     # The overhead is paid on every move: before a time control, keep it back for each move

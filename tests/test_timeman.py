@@ -33,6 +33,19 @@ def test_limits_fit_inside_the_clock(time_left: int, inc: int, mtg: int | None, 
     assert budget.hard <= max(1.0, time_left - overhead)
 
 
+def test_movetime_beside_a_clock_stops_at_whichever_comes_first() -> None:
+    short_clock = allocate(Limits(movetime=1500, wtime=200, btime=200), chess.WHITE, move_overhead=30)
+    assert short_clock.hard is not None and short_clock.hard <= 200 - 30
+    long_clock = allocate(Limits(movetime=500, wtime=600_000, btime=600_000), chess.WHITE, move_overhead=30)
+    assert long_clock.hard == 470
+
+
+def test_only_the_opponents_clock_means_ours_is_empty() -> None:
+    """As Stockfish reads it: a `go` with a clock always gets a timed answer."""
+    budget = allocate(Limits(wtime=60_000, winc=1000), chess.BLACK)
+    assert budget.hard == 1.0 and budget.soft == 1.0
+
+
 def test_uses_own_clock() -> None:
     limits = Limits(wtime=60_000, btime=1_000)
     assert allocate(limits, chess.WHITE).hard > allocate(limits, chess.BLACK).hard

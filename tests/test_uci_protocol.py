@@ -31,6 +31,7 @@ from search.timeman import Limits
 from uci_engine.output import Output
 from uci_engine.position_cmd import MAX_GO_VALUE, board_from_fen, parse_go, parse_position
 from uci_engine.protocol import UciEngine
+from tests.fake_clock import install_node_clock
 
 #: Hang guard for anything that waits on the search thread (never a timing assertion).
 GUARD = 30.0
@@ -348,6 +349,21 @@ def test_parse_position_illegal_move_keeps_moves_before_it():
     assert board == expected
     assert len(messages) == 1
     assert "illegal move 'zzzz'" in messages[0] and "move 3 of 4" in messages[0]
+
+
+def test_parse_position_null_move_is_illegal():
+    """`0000` would hand the move to Black while Black is in check (a king capture next): the list stops there."""
+    board, messages = parse_position("startpos moves e2e4 f7f6 d1h5 0000 h5e8".split(), chess.Board())
+    assert board.fen() == "rnbqkbnr/ppppp1pp/5p2/7Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 1 2"
+    assert len(messages) == 1 and "illegal move '0000'" in messages[0] and "move 4 of 5" in messages[0]
+    assert board.is_valid()
+
+
+def test_parse_position_upper_case_promotion_letter():
+    board, messages = parse_position("fen 8/P6k/8/8/8/8/8/K7 w - - 0 1 moves a7a8Q h7g6".split(), chess.Board())
+    assert messages == [] and board.fen() == "Q7/8/6k1/8/8/8/8/K7 w - - 1 2"
+    _, messages = parse_position("startpos moves E2E4".split(), chess.Board())
+    assert len(messages) == 1  # only the promotion letter's case is forgiven
 
 
 def test_parse_position_legal_looking_but_illegal_move():
@@ -774,6 +790,45 @@ def test_go_without_legal_moves_gives_null_bestmove(uci, fen):
     uci.send(f"position fen {fen}")
     uci.send("go depth 3")
     assert uci.wait_for_bestmoves() == ["bestmove 0000"]
+    # The score line first, as Stockfish sends it: mated, or a draw.
+    mated = chess.Board(fen).is_check()
+    assert uci.lines()[-2] == ("info depth 0 score mate 0" if mated else "info depth 0 score cp 0")
+
+
+@pytest.mark.parametrize("searchmoves, searched, message", [
+    ("e2e5 g1f3", {"g1f3"}, "info string go: searchmoves e2e5 not legal here, ignored"),
+    ("e2e5 a1a8", None, "info string go: searchmoves e2e5 a1a8 not legal here, ignored; searching every move"),
+    ("0000 b1c3", {"b1c3"}, "info string go: searchmoves 0000 not legal here, ignored"),
+])
+def test_illegal_searchmoves_are_named(uci, searchmoves, searched, message):
+    uci.send("setoption name OwnBook value false")
+    uci.send("position startpos")
+    uci.send(f"go depth 2 searchmoves {searchmoves}")
+    (line,) = uci.wait_for_bestmoves()
+    move = assert_legal_bestmove(line, chess.Board())
+    assert searched is None or move.uci() in searched
+    assert uci.info_strings() == [message]
+
+
+def test_searchmoves_castling_in_either_notation(uci):
+    """Without Chess960, `e1h1` is castling in `position` (python-chess reads it so); so it is in `searchmoves`."""
+    uci.send("setoption name OwnBook value false")
+    uci.send("position fen r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1")
+    uci.send("go depth 2 searchmoves e1h1")
+    (line,) = uci.wait_for_bestmoves()
+    assert line.split()[1] == "e1g1" and not uci.info_strings()
+
+
+def test_a_clock_given_only_for_the_opponent_is_ours_empty(uci, monkeypatch):
+    """Black to move, only White's clock: an answer at once (our clock read as 0), not an endless search."""
+    install_node_clock(monkeypatch, 0.01)
+    uci.send("setoption name OwnBook value false")
+    uci.send("position startpos moves e2e4")
+    uci.send("go wtime 60000 winc 0")
+    (line,) = uci.wait_for_bestmoves()
+    board = chess.Board()
+    board.push_uci("e2e4")
+    assert_legal_bestmove(line, board)
 
 
 def test_go_clock_with_book_gives_book_or_searched_move(uci):

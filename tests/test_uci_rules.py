@@ -75,6 +75,20 @@ def test_ponder_bestmove_waits_even_when_the_search_has_ended(uci, release) -> N
     assert_legal_bestmove(line, board)
 
 
+def test_ponderhit_does_not_end_an_infinite_search(uci) -> None:
+    """`go infinite` waits for `stop` alone, even once its search has ended (here: a mate in one, found at once)."""
+    uci.send("setoption name OwnBook value false")
+    uci.send("position fen 6k1/5ppp/8/8/8/8/8/R6K w - - 0 1")
+    spy = finished_search_waits(uci)
+    uci.send("go infinite depth 3")
+    assert spy.waiting.wait(GUARD), "the search never finished"
+    uci.send("ponderhit")
+    assert not spy.is_set() and not uci.bestmoves()
+    uci.send("stop")
+    (line,) = uci.wait_for_bestmoves()
+    assert line.split()[1] == "a1a8"
+
+
 @pytest.mark.parametrize("release", ["ponderhit", "stop"])
 def test_no_book_move_while_pondering(uci, release) -> None:
     uci.send("position startpos")  # in the book

@@ -24,8 +24,11 @@ def parse_position(tokens: list[str], current: chess.Board, chess960: bool = Fal
     Defined behaviour on bad input (documented in the README):
     * a malformed or impossible FEN is rejected and the previous position is
       kept unchanged;
-    * an illegal or unparsable move stops the move list there: the moves before
-      it are played, the rest ignored.
+    * an illegal or unparsable move, or the null move `0000` (a pass is no
+      move of a game), stops the move list there: the moves before it are
+      played, the rest ignored.
+
+    A promotion letter may come in upper case (`a7a8Q`), as some GUIs send it.
     """
     messages: list[str] = []
     if not tokens:
@@ -51,9 +54,8 @@ def parse_position(tokens: list[str], current: chess.Board, chess960: bool = Fal
         return current, [f"position: expected 'startpos' or 'fen', got {setup[0]!r}; position unchanged"]
 
     for index, text in enumerate(moves):
-        try:
-            move = board.parse_uci(text)
-        except ValueError:  # includes IllegalMoveError / InvalidMoveError
+        move = legal_move(board, text)
+        if move is None:
             messages.append(
                 f"position: illegal move {text!r} (move {index + 1} of {len(moves)}) in "
                 f"{board.fen()}; kept the position before it, ignored the rest"
@@ -61,6 +63,24 @@ def parse_position(tokens: list[str], current: chess.Board, chess960: bool = Fal
             break
         board.push(move)
     return board, messages
+
+
+def legal_move(board: chess.Board, text: str) -> chess.Move | None:
+    """The legal move `text` names on `board` (UCI notation, any case of promotion letter), or None.
+
+    The null move `0000` is None too: python-chess parses it, but playing it
+    would hand the move to a side that may be giving check.
+    """
+    try:
+        move = board.parse_uci(_lower_promotion(text))
+    except ValueError:  # includes IllegalMoveError / InvalidMoveError
+        return None
+    return move or None
+
+
+def _lower_promotion(text: str) -> str:
+    """`a7a8Q` -> `a7a8q`: the square names stay as written (an upper-case one is still wrong)."""
+    return text[:4] + text[4:].lower()
 
 
 def board_from_fen(fen: str, chess960: bool = False) -> tuple[chess.Board, list[str]] | str:
@@ -152,7 +172,7 @@ def _parse_int(text: str | None) -> int | None:
 
 def _looks_like_move(token: str) -> bool:
     try:
-        chess.Move.from_uci(token)
+        chess.Move.from_uci(_lower_promotion(token))
     except ValueError:
         return False
     return True

@@ -28,7 +28,7 @@ from uci_engine import __version__
 from uci_engine.info import currmove_line, info_line
 from uci_engine.options import Option, Options, search_features, split_setoption
 from uci_engine.output import Output
-from uci_engine.position_cmd import parse_go, parse_position
+from uci_engine.position_cmd import legal_move, parse_go, parse_position
 from uci_engine.diagnostics import DEFAULT_BENCH_DEPTH, bench, display, divide
 
 ENGINE_NAME = f"Pawnstorm {__version__}"
@@ -61,6 +61,8 @@ class UciEngine:
         # Set by `stop`, `ponderhit` and `quit`: lets a search that finished
         # early under `go infinite` / `go ponder` send its bestmove.
         self._release = threading.Event()
+        #: The running (or last) search's `go`: `ponderhit` releases no `go infinite`.
+        self._infinite = False
         self.options = Options()
         self.options.add(Option("Hash", "spin", DEFAULT_HASH_MB, 1, 1024), self._on_hash)
         self.options.add(Option("Clear Hash", "button"), lambda _: self.searcher.clear())
@@ -183,8 +185,11 @@ class UciEngine:
             if perft_depth > 0:
                 divide(self.board.copy(), perft_depth, self.out.send)
             return
+        if limits.searchmoves is not None:
+            limits.searchmoves = self._legal_searchmoves(limits.searchmoves)
         board = self.board.copy()
         book_move = self._book_move(board, limits)
+        self._infinite = limits.infinite
         self._stop.clear()
         self._ponderhit.clear()
         self._release.clear()
@@ -192,6 +197,23 @@ class UciEngine:
             target=self._think, args=(board, limits, book_move), name="search", daemon=True
         )
         self._search_thread.start()
+
+    def _legal_searchmoves(self, texts: list[str]) -> list[str]:
+        """`go searchmoves`: the legal ones in the search's notation; the others named in an info string.
+
+        None legal: every move is searched, as if none were given.
+        """
+        legal, ignored = [], []
+        for text in texts:
+            move = legal_move(self.board, text)
+            if move is None:
+                ignored.append(text)
+            else:
+                legal.append(move.uci())
+        if ignored:
+            rest = "" if legal else "; searching every move"
+            self.out.info_string(f"go: searchmoves {' '.join(ignored)} not legal here, ignored{rest}")
+        return legal
 
     def cmd_bench(self, args: list[str]) -> None:
         depth = DEFAULT_BENCH_DEPTH
@@ -267,6 +289,8 @@ class UciEngine:
         if best is None or best not in board.legal_moves:
             best = next(iter(board.legal_moves), None)
             ponder = None
+        if best is None:  # checkmated or stalemated: say which, as Stockfish does, before `bestmove 0000`
+            self.out.send(f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}")
         if limits.infinite or (limits.ponder and not self._ponderhit.is_set()):
             # UCI: while pondering or in infinite mode, bestmove waits for
             # `stop` (or `ponderhit`) even if the search ended by itself.
@@ -289,9 +313,13 @@ class UciEngine:
         self._release.set()
 
     def cmd_ponderhit(self, _: list[str]) -> None:
-        """The opponent played the move we pondered on: the clock now runs."""
+        """The opponent played the move we pondered on: the clock now runs.
+
+        Under `go infinite` the bestmove still waits for `stop`.
+        """
         self._ponderhit.set()
-        self._release.set()
+        if not self._infinite:
+            self._release.set()
 
     def wait_for_search(self) -> None:
         """Stop a running search (it prints its bestmove) and wait for it."""
