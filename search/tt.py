@@ -17,6 +17,8 @@ from search.types import TB_WIN_BOUND
 #: The `Hash` setting (MB) when none is given: the UCI option's default, and
 #: the command line's and `bench`'s.
 DEFAULT_HASH_MB = 16
+#: The largest table the `Hash` option and the commands' --hash accept.
+MAX_HASH_MB = 1024
 #: Bytes one slot costs when filled: two list pointers (16) plus two
 #: 64-bit-range ints (36 each), measured with sys.getsizeof.
 BYTES_PER_ENTRY = 88

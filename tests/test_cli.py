@@ -247,6 +247,29 @@ def test_epd_wac_entries_and_forced_progress_bar(repo_root: Path, tmp_path: Path
     assert re.search(r"epd: 100%\|[^|]*\| 2/2 \[[^]]*, solved 2\]", err)
 
 
+def test_epd_skips_operations_that_name_no_moves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`bm "e4"` (a string), `bm 17` (a number) and an empty `am;` are reported and skipped; a byte-order mark is no part of the FEN."""
+    start = chess.STARTING_FEN.rsplit(" ", 2)[0]
+    suite = tmp_path / "suite.epd"
+    suite.write_text("\ufeff" + "\n".join([
+        f"{MATE_IN_1_WHITE.rsplit(' ', 2)[0]} bm Rd8#; id \"mate\";",
+        f'{start} bm "e4"; id "quoted";',
+        f"{start} bm 17;",
+        f"{start} am;",
+    ]) + "\n", encoding="utf-8")
+    status, out, err = run_main(["epd", str(suite), "--depth", "1"], capsys)
+    assert status == 0
+    assert re.search(r"^solved 1/1 ", out, re.MULTILINE), out
+    for number in (2, 3):
+        assert f"line {number}: skipped, bm must name moves" in err
+    assert "line 4: skipped, am must name moves" in err and "line 1" not in err
+
+
+def test_epd_without_a_position_to_search_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_main(["epd", str(write_suite(tmp_path, ["# only a comment"])), "--depth", "1"], capsys)
+    assert status == 1 and "no position to search" in err and "solved" not in out
+
+
 def test_epd_missing_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = expect_usage_error(["epd", str(tmp_path / "absent.epd")], capsys)
     assert "cannot read" in err
@@ -318,6 +341,50 @@ def test_annotate_no_games_and_missing_file(tmp_path: Path, capsys: pytest.Captu
     expect_usage_error(["annotate", str(tmp_path / "absent.pgn")], capsys)
 
 
+def test_annotate_skips_what_it_cannot_annotate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bad FEN tag, an impossible position and a variant are skipped, a null move cuts its game, and
+    text python-chess cannot read ends the file; the other games are annotated."""
+    pgn = "\n\n".join([
+        HANGING_QUEEN_PGN,
+        '[Event "bad fen"]\n[SetUp "1"]\n[FEN "garbage"]\n\n1. e4 *',
+        '[Event "no black king"]\n[SetUp "1"]\n[FEN "8/8/8/8/8/8/8/4K3 w - - 0 1"]\n\n1. Ke2 *',
+        '[Event "zh"]\n[Variant "Crazyhouse"]\n\n1. e4 d5 2. exd5 Qxd5 3. Nc3 Qd8 4. P@e4 *',
+        '[Event "pass"]\n\n1. e4 e5 2. -- Nc6 *',
+        '[Event "broken"]\n\n1. e4 ( d5 ) ) ) e5 *',
+        SCHOLARS_MATE_PGN,
+    ])
+    source = tmp_path / "games.pgn"
+    source.write_text(pgn, encoding="utf-8")
+    status, out, err = run_main(["annotate", str(source), "--nodes", "500"], capsys)
+    assert status == 0
+    games = []
+    stream = io.StringIO(out)
+    while (game := chess.pgn.read_game(stream)) is not None:
+        games.append(game)
+    assert [game.headers["Event"] for game in games] == ["Hanging queen", "pass"]
+    assert [node.san() for node in games[1].mainline()] == ["e4", "e5"]
+    for number, reason in ((2, "start position cannot be set up"), (3, "start position is impossible"),
+                           (4, "variant 'Crazyhouse'"), (6, "unreadable PGN")):
+        assert f"warning: game {number}: " in err and reason in err
+    assert "warning: game 5: null move at ply 3" in err
+
+
+def test_annotate_says_at_once_that_the_output_cannot_be_written(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "game.pgn"
+    source.write_text(HANGING_QUEEN_PGN, encoding="utf-8")
+    status, _, err = run_main(["annotate", str(source), "-o", str(tmp_path / "absent" / "out.pgn")], capsys)
+    assert status == 1 and "cannot write" in err
+    assert "positions," not in err  # said before any search
+
+
+def test_annotate_names_text_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "latin1.pgn"
+    source.write_bytes(HANGING_QUEEN_PGN.replace("Alice", "Caf\u00e9").encode("latin-1"))
+    status, _, err = run_main(["annotate", str(source), "--nodes", "500"], capsys)
+    assert status == 0 and "is not UTF-8 text" in err
+
+
 def test_thresholds_are_limited_by_win_chances() -> None:
     assert classify(300, 0.35) == chess.pgn.NAG_BLUNDER
     assert classify(300, 0.25) == chess.pgn.NAG_MISTAKE
@@ -359,6 +426,42 @@ def test_bench_and_perft_are_still_subcommands(capsys: pytest.CaptureFixture[str
     assert status == 0 and "Nodes searched: 400" in out
     status, out, _ = run_main(["bench", "1"], capsys)
     assert status == 0 and "Nodes searched  : " in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["perft", "0"], "positive whole number"),
+    (["bench", "-3"], "positive whole number"),
+    (["bench", "1", "--threads", "0"], "positive whole number"),
+    (["analyse", "--depth", "1", "--hash", "1000000"], "at most 1024"),
+    (["analyse", "--movetime", "10000000000000"], "at most 1000000000"),
+])
+def test_out_of_range_numbers_are_usage_errors(argv: list[str], message: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert message in expect_usage_error(argv, capsys)
+
+
+@pytest.mark.parametrize("command", ["perft", "bench"])
+def test_ctrl_c_in_perft_and_bench_ends_quietly(command: str, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import uci_engine.cli as cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "divide" if command == "perft" else "bench", interrupted)
+    status, _, err = run_main([command, "1"], capsys)
+    assert status == 130 and f"{command}: interrupted" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+def test_output_to_a_full_disk_is_one_line_of_error(repo_root: Path, engine_env: dict[str, str]) -> None:
+    import subprocess
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "uci_engine", "perft", "3"], cwd=repo_root, env=engine_env,
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "pawnstorm: cannot write the output: No space left on device"
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGPIPE"), reason="no SIGPIPE on this platform")

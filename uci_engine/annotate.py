@@ -271,22 +271,49 @@ def game_title(game: chess.pgn.Game) -> str:
 # --- command ------------------------------------------------------------------
 
 def read_games(path: str, parser: argparse.ArgumentParser) -> list[chess.pgn.Game]:
+    """The games of the PGN file at `path` that can be annotated; each problem is one warning on stderr.
+
+    A game whose start position cannot be set up (a bad or impossible FEN
+    tag, a variant other than Chess960) is skipped; one that plays a null
+    move or an illegal move is cut there; text python-chess cannot read at
+    all ends the reading, keeping the games before it.
+    """
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
-            text = handle.read()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as error:
         parser.error(f"cannot read {path}: {error.strerror or error}")
-    games = []
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8-sig", errors="replace")
+        print(f"warning: {path} is not UTF-8 text; the bytes that are not were replaced", file=sys.stderr)
+    games: list[chess.pgn.Game] = []
     stream = io.StringIO(text)
     # python-chess also logs each error; they are reported once, here, instead.
     logger = logging.getLogger("chess.pgn")
     propagate, logger.propagate = logger.propagate, False
     quiet = logging.NullHandler()
     logger.addHandler(quiet)
+    number = 0
     try:
-        while (game := chess.pgn.read_game(stream)) is not None:
+        while True:
+            number += 1
+            try:
+                game = chess.pgn.read_game(stream)
+            except Exception as error:  # python-chess's parser gave up on malformed text
+                print(f"warning: game {number}: unreadable PGN ({type(error).__name__}); "
+                      "it and the rest of the file are skipped", file=sys.stderr)
+                break
+            if game is None:
+                break
+            problem = _unusable(game)
+            if problem is not None:
+                print(f"warning: game {number}: skipped, {problem}", file=sys.stderr)
+                continue
             for error in game.errors:
-                print(f"warning: game {len(games) + 1}: {error} (the game is cut there)", file=sys.stderr)
+                print(f"warning: game {number}: {error} (the game is cut there)", file=sys.stderr)
+            _cut_at_null_move(game, number)
             games.append(game)
     finally:
         logger.removeHandler(quiet)
@@ -294,11 +321,42 @@ def read_games(path: str, parser: argparse.ArgumentParser) -> list[chess.pgn.Gam
     return games
 
 
+def _unusable(game: chess.pgn.Game) -> str | None:
+    """Why `game` cannot be annotated, or None."""
+    try:
+        board = game.board()
+    except ValueError as error:  # a FEN tag python-chess cannot read
+        return f"its start position cannot be set up ({error})"
+    if type(board) is not chess.Board:
+        return f"variant {game.headers.get('Variant', '?')!r} (standard chess and Chess960 only)"
+    if not board.is_valid():
+        return f"its start position is impossible ({board.fen()})"
+    if game.errors and game.next() is None:
+        return "no moves and no readable game in it"
+    return None
+
+
+def _cut_at_null_move(game: chess.pgn.Game, number: int) -> None:
+    """Take off the main line from its first null move (`--`): it passes, which no game of chess can."""
+    for ply, node in enumerate(game.mainline(), 1):
+        if not node.move:
+            assert node.parent is not None
+            node.parent.variations.remove(node)
+            print(f"warning: game {number}: null move at ply {ply} (the game is cut there)", file=sys.stderr)
+            return
+
+
 def run(args: argparse.Namespace) -> int:
     games = read_games(args.pgn, args.parser)
     if not games:
         print(f"annotate: no games found in {args.pgn}", file=sys.stderr)
         return 1
+    if args.output:  # a path that cannot be written is said now, not after the searches
+        try:
+            Path(args.output).open("a", encoding="utf-8").close()
+        except OSError as error:
+            print(f"annotate: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
+            return 1
     can_graph = True
     if args.graph and not matplotlib_available():
         can_graph = False

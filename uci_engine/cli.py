@@ -20,6 +20,7 @@ import chess
 
 from eval.nnue import default_net
 from uci_engine import analyse, annotate, epd
+from uci_engine.cli_support import positive_int
 from uci_engine.position_cmd import board_from_fen
 from uci_engine.protocol import UciEngine
 from search.tablebase import Tablebases
@@ -35,6 +36,11 @@ def _bench_tablebases(paths: str) -> Tablebases | None:
     for message in tablebases.set_syzygy_path(paths):
         print(message)
     return tablebases if tablebases.max_pieces else None
+
+
+def thread_count(text: str) -> int:
+    """argparse `type=` for --threads: 1 to 512, the UCI option's range."""
+    return positive_int(text, 512)
 
 
 def entry_point() -> int:
@@ -54,6 +60,12 @@ def entry_point() -> int:
     except BrokenPipeError:  # a subcommand's reader left before its report ended
         _flush_stdout()
         return 1
+    except OSError as error:  # stdout cannot take more (a full disk, a device gone)
+        if error.filename is not None:
+            raise  # a file the command named: a defect to see, not an output problem
+        print(f"pawnstorm: cannot write the output: {error.strerror or error}", file=sys.stderr)
+        _silence_stdout()
+        return 1
     except SystemExit:  # argparse's --help and usage errors end this way
         if not _flush_stdout():
             return 1
@@ -67,15 +79,18 @@ def _flush_stdout() -> bool:
         sys.stdout.flush()
         return True
     except BrokenPipeError:
-        # Point the file descriptor at the null device so that the interpreter's
-        # own last flush finds nothing to complain about.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-        except (OSError, ValueError):
-            pass
+        _silence_stdout()
         return False
+
+
+def _silence_stdout() -> None:
+    """Point stdout's file descriptor at the null device, so that the interpreter's own last flush finds nothing to complain about."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,13 +102,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="pawnstorm", description="Pawnstorm chess engine (UCI).")
     commands = parser.add_subparsers(dest="command", required=True)
     bench_cmd = commands.add_parser("bench", help="search the bench positions to a fixed depth")
-    bench_cmd.add_argument("depth", nargs="?", type=int, default=DEFAULT_BENCH_DEPTH)
+    bench_cmd.add_argument("depth", nargs="?", type=positive_int, default=DEFAULT_BENCH_DEPTH)
     bench_cmd.add_argument("--syzygy", metavar="PATH", default="",
                            help="search with the Syzygy tables in PATH (folders joined by the OS path separator)")
-    bench_cmd.add_argument("--threads", type=int, default=1,
+    bench_cmd.add_argument("--threads", type=thread_count, default=1,
                            help="processes searching each position (Lazy SMP); the time is then the time to depth")
     perft_cmd = commands.add_parser("perft", help="count leaf nodes of the move tree")
-    perft_cmd.add_argument("depth", type=int)
+    perft_cmd.add_argument("depth", type=positive_int)
     perft_cmd.add_argument("--fen", default=chess.STARTING_FEN)
     analyse.register(commands)
     epd.register(commands)
@@ -101,19 +116,24 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("uci", help="run the UCI loop (the default)")
     args = parser.parse_args(argv)
 
+    try:
+        return _run(args, parser)
+    except KeyboardInterrupt:
+        print(f"\n{args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """The subcommand `args` names."""
     handler = getattr(args, "handler", None)
     if handler is not None:
-        try:
-            return handler(args)
-        except KeyboardInterrupt:
-            print(f"\n{args.command}: interrupted", file=sys.stderr)
-            return 130
+        return handler(args)
     if args.command == "bench":
         features, problems = search_features()
         for problem in problems:
             print(f"bench: {problem}", file=sys.stderr)
-        bench(max(1, args.depth), net=default_net(), tablebases=_bench_tablebases(args.syzygy),
-              threads=max(1, min(args.threads, 512)), features=features)
+        bench(args.depth, net=default_net(), tablebases=_bench_tablebases(args.syzygy), threads=args.threads,
+              features=features)
     elif args.command == "perft":
         board = board_from_fen(args.fen)
         if isinstance(board, str):

@@ -17,7 +17,7 @@ import chess
 
 from search.driver import Iteration, Searcher, SearchResult
 from search.timeman import Limits
-from search.tt import DEFAULT_HASH_MB
+from search.tt import DEFAULT_HASH_MB, MAX_HASH_MB
 from search.types import EXACT, mate_in
 from uci_engine.position_cmd import board_from_fen
 
@@ -127,14 +127,26 @@ def pv_san(board: chess.Board, pv: list[chess.Move]) -> str:
 
 # --- arguments ----------------------------------------------------------------
 
-def positive_int(text: str) -> int:
+#: The largest --depth, --movetime and --nodes (`go` clamps its values to the same).
+MAX_LIMIT = 1_000_000_000
+
+
+def positive_int(text: str, maximum: int = MAX_LIMIT) -> int:
+    """argparse `type=` for a whole number from 1 to `maximum`."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    if value > maximum:
+        raise argparse.ArgumentTypeError(f"expected at most {maximum}, got {text!r}")
     return value
+
+
+def hash_mb(text: str) -> int:
+    """argparse `type=` for --hash: 1 to MAX_HASH_MB."""
+    return positive_int(text, MAX_HASH_MB)
 
 
 def fen_board(text: str) -> chess.Board:
@@ -156,7 +168,7 @@ def add_limit_options(parser: argparse.ArgumentParser, default: str, *, hash_opt
                        help=f"search MS milliseconds (without any limit option: {default})")
     group.add_argument("--nodes", type=positive_int, metavar="N", help="search about N nodes")
     if hash_option:
-        parser.add_argument("--hash", type=positive_int, default=DEFAULT_HASH_MB, metavar="MB",
+        parser.add_argument("--hash", type=hash_mb, default=DEFAULT_HASH_MB, metavar="MB",
                             help=f"transposition table size in MB (default: {DEFAULT_HASH_MB})")
 
 

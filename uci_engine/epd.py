@@ -6,8 +6,9 @@ A position is solved when the engine's move is one of the `bm` (best move)
 moves and none of the `am` (avoid move) moves.  Failures are printed as they
 happen, a progress bar is drawn on stderr (when it is a terminal, or with
 --progress), and `solved N/M` ends the output.  Lines that cannot be parsed,
-or that have neither `bm` nor `am`, are reported and not counted.  The exit
-status is 0 whatever the score; 2 if FILE cannot be read.
+or that have neither `bm` nor `am` naming legal moves, are reported and not
+counted.  The exit status is 0 whatever the score; 1 if FILE holds no
+position to search; 2 if it cannot be read.
 
 The suite's reading and scoring (`read_suite`, `solved`, `wanted`) are the
 project's one implementation: `tools.suite`, which puts any UCI engine
@@ -76,6 +77,10 @@ def read_suite(lines: list[str]) -> tuple[list[tuple[int, chess.Board, dict]], l
         if "bm" not in ops and "am" not in ops:
             problems.append(f"line {number}: skipped, no bm or am operation")
             continue
+        malformed = [name for name in ("bm", "am") if name in ops and not _names_moves(ops[name])]
+        if malformed:
+            problems.append(f"line {number}: skipped, {' and '.join(malformed)} must name moves")
+            continue
         if not board.is_valid() or board.is_game_over():
             problems.append(f"line {number}: skipped, no position to search")
             continue
@@ -83,9 +88,14 @@ def read_suite(lines: list[str]) -> tuple[list[tuple[int, chess.Board, dict]], l
     return entries, problems
 
 
+def _names_moves(operand: object) -> bool:
+    """Whether an EPD operand is a non-empty list of moves (python-chess reads `bm "e4"` as a string, `bm;` as [])."""
+    return isinstance(operand, list) and bool(operand) and all(isinstance(move, chess.Move) for move in operand)
+
+
 def run(args: argparse.Namespace) -> int:
     try:
-        with open(args.file, encoding="utf-8") as handle:
+        with open(args.file, encoding="utf-8-sig") as handle:  # (a byte-order mark is not part of the first FEN)
             lines = handle.read().splitlines()
     except OSError as error:
         args.parser.error(f"cannot read {args.file}: {error.strerror or error}")
@@ -96,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
     entries, problems = read_suite(lines)
     for problem in problems:
         print(problem, file=sys.stderr)
+    if not entries:
+        print(f"epd: no position to search in {args.file}", file=sys.stderr)
+        return 1
     print(f"{args.file}: {len(entries)} positions, {describe_limits(limits)} each", flush=True)
 
     searcher = Searcher(args.hash, net=default_net())

@@ -23,7 +23,7 @@ from search.smp import ParallelSearcher
 from search.strength import CANDIDATE_LINES, ELO_MAX, ELO_MIN, StrengthLimit, limit_for
 from search.tablebase import DEFAULT_PROBE_DEPTH, Tablebases
 from search.timeman import Limits
-from search.tt import DEFAULT_HASH_MB
+from search.tt import DEFAULT_HASH_MB, MAX_HASH_MB
 from uci_engine import __version__
 from uci_engine.info import currmove_line, info_line
 from uci_engine.options import Option, Options, search_features, split_setoption
@@ -64,7 +64,7 @@ class UciEngine:
         #: The running (or last) search's `go`: `ponderhit` releases no `go infinite`.
         self._infinite = False
         self.options = Options()
-        self.options.add(Option("Hash", "spin", DEFAULT_HASH_MB, 1, 1024), self._on_hash)
+        self.options.add(Option("Hash", "spin", DEFAULT_HASH_MB, 1, MAX_HASH_MB), self._on_hash)
         self.options.add(Option("Clear Hash", "button"), lambda _: self.searcher.clear())
         self.options.add(Option("Threads", "spin", 1, 1, 512), self._on_threads)
         self.options.add(Option("Move Overhead", "spin", 30, 0, 5000))
