@@ -357,9 +357,10 @@ class ParallelSearcher(Searcher):
             self.pool.broadcast(("table", self.tt.name))
 
     def clear(self) -> None:
+        if self.pool is not None:
+            self.pool.wait_done()  # first: a helper still finishing its search would write into the cleared table
         super().clear()
         if self.pool is not None:
-            self.pool.wait_done()
             self.pool.broadcast(("clear",))
 
     def take_problems(self) -> list[str]:
