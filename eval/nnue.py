@@ -102,6 +102,9 @@ EXTENSION = struct.Struct("<HH")
 #: Version 4 appends the number of second layers (1, or one per output bucket).
 STACKS = struct.Struct("<H")
 MAX_BUCKETS = 32
+#: Larger than any net the header's limits allow (hidden 4096, layer2 256, 32 stacks: about 275 MB);
+#: a bigger file is refused before it is read.
+MAX_NET_BYTES = 300 << 20
 BUNDLED = Path(__file__).with_name("default.nnue")
 #: numpy's clip ufunc itself, for the search's once-a-node clipped ReLU.
 #: `np.clip` and `ndarray.clip` wrap it in Python-level argument handling
@@ -345,11 +348,23 @@ def from_bytes(data: bytes, name: str = "<bytes>") -> Net:
 
 
 def load(path: str | Path) -> Net:
-    """Read a net file; raises NetError naming the file and the problem."""
+    """Read a net file; raises NetError naming the file and the problem.
+
+    Only a regular file of a net's possible size is read: a device, a pipe
+    or a huge file would hang or fill the memory first.
+    """
     try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise NetError(f"{path}: cannot read ({error.strerror or error})") from None
+        file = Path(path)
+        if not file.is_file():
+            raise NetError(f"{path}: cannot read ({'not a regular file' if file.exists() else 'no such file'})")
+        size = file.stat().st_size
+        if size > MAX_NET_BYTES:
+            raise NetError(f"{path}: {size:,} bytes, larger than any net ({MAX_NET_BYTES:,} at most)")
+        data = file.read_bytes()
+    except (OSError, ValueError) as error:  # (ValueError: a path with a NUL byte)
+        if isinstance(error, NetError):
+            raise
+        raise NetError(f"{path}: cannot read ({getattr(error, 'strerror', None) or error})") from None
     return from_bytes(data, str(path))
 
 

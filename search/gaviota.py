@@ -67,6 +67,8 @@ def gaviota_table_problem(path: str, key: str) -> str | None:
 
     if key not in chess.gaviota.EGKEY:
         return "not a Gaviota table name"
+    if not os.path.isfile(path):
+        return "not a regular file"  # (a pipe would block the read below)
     per_side = 1 + (chess.gaviota.EGKEY[key].maxindex - 1) // chess.gaviota.ENTRIES_PER_BLOCK
     entries = 2 * per_side + 1
     index_end = GAVIOTA_HEADER.size + 4 * entries

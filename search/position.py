@@ -36,7 +36,7 @@ from search.boardpush import push_plain
 from search.checks import gives_check, quiet_check_test
 from search.movegen import evasions, legal_captures, promoting_pawns
 from search.movegen import legal_moves as movegen_legal_moves
-from search.types import MATE, mailbox_of
+from search.types import MATE, MAX_STATIC_SCORE, mailbox_of
 
 _KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
 _PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
@@ -244,6 +244,8 @@ class Position:
             score = finish(board, self.mg, self.eg, self.phase)
         else:
             score = self._accumulator.score(self.acc, board.turn, board.occupied.bit_count())
+            if not -MAX_STATIC_SCORE <= score <= MAX_STATIC_SCORE:  # a net with an absurd output scale
+                score = MAX_STATIC_SCORE if score > 0 else -MAX_STATIC_SCORE
         if len(evals) >= EVAL_CACHE_ENTRIES:
             evals.clear()
         evals[self.key] = score

@@ -46,6 +46,10 @@ TB_WIN_PLIES = 256
 TB_WIN_BOUND = TB_WIN - TB_WIN_PLIES
 #: Beyond every score: the bounds of a full alpha-beta window.
 INFINITY = MATE + 1
+#: The most a static evaluation scores, either way: far below the decisive
+#: scores, which an evaluation must never be taken for (a sane net stays
+#: within a few thousand; one with an absurd output scale would not).
+MAX_STATIC_SCORE = 20_000
 
 #: What a stored or reported score is: exact, a lower bound (the search
 #: failed high) or an upper bound (it failed low).

@@ -332,6 +332,34 @@ def test_bad_net_files_are_refused_with_the_reason(tmp_path: Path) -> None:
         assert str(path) in str(caught.value), name
 
 
+def test_what_cannot_be_a_net_is_refused_unread(tmp_path: Path) -> None:
+    """A pipe, a directory or a device would block the read or fill the memory: refused before reading."""
+    fifo = tmp_path / "pipe.nnue"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.nnue"
+    with open(huge, "wb") as handle:
+        handle.truncate(nnue.MAX_NET_BYTES + 1)  # sparse: no disk used
+    cases = [(fifo, "not a regular file"), (tmp_path, "not a regular file"), (huge, "larger than any net")]
+    if Path("/dev/zero").exists():
+        cases.append((Path("/dev/zero"), "not a regular file"))
+    for path, problem in cases:
+        with pytest.raises(NetError, match=problem):
+            nnue.load(path)
+
+
+def test_a_net_with_an_absurd_scale_never_scores_a_mate() -> None:
+    """A sound file whose cp_scale is absurd would score quiet positions as mates: static scores are capped."""
+    from search.driver import Searcher
+    from search.timeman import Limits
+    from search.types import MAX_STATIC_SCORE, mate_in
+
+    scaled = dataclasses.replace(bundled_net(), cp_scale=65535)
+    board = chess.Board("8/8/8/4k3/8/8/8/4K2Q w - - 0 1")
+    assert scaled.evaluate(board) > MAX_STATIC_SCORE  # the net's own score, uncapped
+    result = Searcher(1, net=scaled).search(board, Limits(depth=3))
+    assert mate_in(result.score) is None and result.best_move in board.legal_moves
+
+
 def _uci(commands: list[str]) -> list[str]:
     done = subprocess.run([sys.executable, "-m", "uci_engine"], input="\n".join(commands + ["quit"]) + "\n",
                           capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -142,6 +142,13 @@ def test_bad_gaviota_paths_are_explained(tmp_path: Path) -> None:
     assert tablebases.max_pieces == 0
 
 
+def test_a_pipe_named_like_a_gaviota_table_is_named_not_read(tmp_path: Path) -> None:
+    """Opening a pipe blocks until someone writes to it: the engine would never answer `isready`."""
+    os.mkfifo(tmp_path / "kqk.gtb.cp4")
+    messages = Tablebases().set_gaviota_path(str(tmp_path))
+    assert any("kqk.gtb.cp4" in message and "not a regular file" in message for message in messages), messages
+
+
 def test_gaviota_other_compressions_are_named() -> None:
     messages = Tablebases().set_gaviota_path(str(GAVIOTA_CP1_DIR))
     assert "cp1" in messages[0] and "*.gtb.cp4" in messages[0], messages

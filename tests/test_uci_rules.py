@@ -209,6 +209,20 @@ def test_book_file_change_reopens_the_book(uci, tmp_path: Path) -> None:
         assert uci.engine._book is not None and uci.engine._book.path == book
 
 
+def test_a_path_keeps_its_whitespace(uci, tmp_path: Path) -> None:
+    """`my  book.bin` (two spaces) is that file, not `my book.bin`: the value is taken as written."""
+    two_spaces = write_book(tmp_path / "my  book.bin", [entry("", "d2d4", 1)])
+    write_book(tmp_path / "my book.bin", [entry("", "e2e4", 1)])
+    uci.send(f"setoption name BookFile value {two_spaces}  ")  # trailing blanks are no part of it
+    assert book_move_played(uci, "go movetime 60000")
+    assert uci.bestmoves()[-1] == "bestmove d2d4"
+    assert uci.engine._book is not None and uci.engine._book.path == two_spaces
+    tab = write_book(tmp_path / "my\tbook.bin", [entry("", "c2c4", 1)])
+    uci.send(f"setoption name BookFile value {tab}")
+    assert book_move_played(uci, "go movetime 60000")
+    assert uci.bestmoves()[-1] == "bestmove c2c4"
+
+
 # --- options that change the search's tables, sent during a search -------------------------------
 
 

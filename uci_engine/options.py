@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -100,19 +101,35 @@ class Options:
         return messages
 
 
-def split_setoption(tokens: list[str]) -> tuple[str, str | None] | None:
-    """`name <words...> [value <words...>]` → (name, value); None if malformed."""
+def split_setoption(tokens: list[str], line: str | None = None) -> tuple[str, str | None] | None:
+    """`name <words...> [value <words...>]` → (name, value); None if malformed.
+
+    `line`, the whole command as it came: the value is then taken from it
+    as written, its inner whitespace kept (a path may hold two spaces or a
+    tab), instead of its words joined by one space.
+    """
     if not tokens or tokens[0] != "name":
         return None
     rest = tokens[1:]
     if "value" in rest:
         at = rest.index("value")
         name, value = rest[:at], " ".join(rest[at + 1:])
+        if line is not None:
+            value = _raw_value(line)
     else:
         name, value = rest, None
     if not name:
         return None
     return " ".join(name), value
+
+
+def _raw_value(line: str) -> str:
+    """What follows the first word `value` after `setoption name` in `line`, stripped at its ends only."""
+    words = list(re.finditer(r"\S+", line))
+    for word in words[2:]:
+        if word.group() == "value":
+            return line[word.end():].strip()
+    raise ValueError(f"no value in {line!r}")  # (the caller found one among the same words)
 
 
 def search_features(environ: Mapping[str, str] = os.environ) -> tuple[Features, list[str]]:

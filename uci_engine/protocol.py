@@ -61,6 +61,8 @@ class UciEngine:
         # Set by `stop`, `ponderhit` and `quit`: lets a search that finished
         # early under `go infinite` / `go ponder` send its bestmove.
         self._release = threading.Event()
+        #: The command line being handled, as it came.
+        self._line = ""
         #: The running (or last) search's `go`: `ponderhit` releases no `go infinite`.
         self._infinite = False
         self.options = Options()
@@ -126,6 +128,7 @@ class UciEngine:
         tokens = line.split()
         if not tokens:
             return False
+        self._line = line  # as it came: `setoption` takes a value with its whitespace
         handler = self.handlers.get(tokens[0])
         if handler is None:
             if self.debug:
@@ -166,7 +169,7 @@ class UciEngine:
             self.out.info_string(message)
 
     def cmd_setoption(self, args: list[str]) -> None:
-        parsed = split_setoption(args)
+        parsed = split_setoption(args, self._line)
         if parsed is None:
             self.out.info_string("setoption: expected 'setoption name <name> [value <value>]'")
             return
