@@ -48,7 +48,7 @@ def default_book_path() -> Path:
     return Path(__file__).resolve().parent / "data" / "default.bin"
 
 
-def _validate(path: Path) -> Optional[str]:
+def book_problem(path: Path) -> Optional[str]:
     """Return why *path* is not a usable polyglot book, or ``None`` if it looks fine.
 
     Checks are cheap on purpose: existence, type, size, and that the first
@@ -101,7 +101,7 @@ class OpeningBook:
 
     def __init__(self, path: Optional[StrPath] = None) -> None:
         self.path = default_book_path() if path is None else Path(path)
-        self.error = _validate(self.path)
+        self.error = book_problem(self.path)
         self._reader: Optional[chess.polyglot.MemoryMappedReader] = None
         self._rng = random.Random()
         if self.error is None:
@@ -116,7 +116,7 @@ class OpeningBook:
         Duplicate entries for the same move (for example both polyglot and
         standard castling encodings) are summed so that :meth:`moves` and
         :meth:`choose` agree on the odds. Probing errors mean the file is
-        damaged beyond what :func:`_validate` can see, so the book disables
+        damaged beyond what :func:`book_problem` can see, so the book disables
         itself rather than fail again on every move.
         """
         if self._reader is None:

@@ -265,3 +265,34 @@ def test_every_valid_promotion_encoding_is_accepted(tmp_path: Path) -> None:
     with OpeningBook(write_book(tmp_path / "promotions.bin", rows)) as book:
         assert book.error is None
         assert {move.uci() for move, _ in book.moves(board)} == {"a7a8n", "a7a8b", "a7a8r", "a7a8q"}
+
+
+@pytest.mark.parametrize("make_source, problem", [
+    (lambda folder: folder, "not a file"),
+    (lambda folder: _written(folder / "empty.bin", b""), "empty"),
+    (lambda folder: _written(folder / "text.bin", b"1. e4 e5 2. Nf3 *\n" * 3), "corrupt"),
+    (lambda folder: write_book(folder / "other.bin", [entry("e4", "e7e5", 1)]), "no book move from the start"),
+])
+def test_build_refuses_a_useless_source_and_keeps_the_old_book(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               make_source, problem: str) -> None:
+    """A directory, an empty or garbage file, a book without the start position: status 1, the output untouched."""
+    out = write_book(tmp_path / "out.bin", [entry("", "e2e4", 1)])
+    before = out.read_bytes()
+    assert main([str(make_source(tmp_path)), str(out)]) == 1
+    assert problem in capsys.readouterr().err
+    assert out.read_bytes() == before
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith(".out.bin")) == []
+
+
+@pytest.mark.parametrize("option", [["--plies", "0"], ["--max-moves", "-1"], ["--min-weight-share", "2"],
+                                    ["--min-weight-share", "nan"], ["--min-weight-share", "-1"]])
+def test_build_options_out_of_range_are_usage_errors(tmp_path: Path, option: list[str]) -> None:
+    src = write_book(tmp_path / "src.bin", [entry("", "e2e4", 1)])
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(src), str(tmp_path / "out.bin"), *option])
+    assert exit_info.value.code == 2 and not (tmp_path / "out.bin").exists()
+
+
+def _written(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
