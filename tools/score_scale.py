@@ -57,7 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--holdout", type=float, default=0.05, help="the trainer's held-out share of files")
     parser.add_argument("--limit", type=int, default=20_000)
     args = parser.parse_args(argv)
-    net = nnue.load(args.net) if args.net else nnue.bundled_net()
+    try:
+        net = nnue.load(args.net) if args.net else nnue.bundled_net()
+    except nnue.NetError as error:
+        parser.error(str(error))
     if net is None:
         parser.error("no net: the bundled one is missing or unusable")
     rows = held_out_scores(args.data, net, args.holdout, args.limit)
