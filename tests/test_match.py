@@ -277,6 +277,16 @@ def test_a_continued_sprt_decides_on_the_pooled_counts(monkeypatch: pytest.Monke
                                              "--prior-penta", bad])
 
 
+def test_a_continued_sprt_prints_the_pooled_counts_a_next_part_takes(monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture) -> None:
+    """A part's progress lines show this part's counts and, beside the LLR, the pooled ones it is of."""
+    monkeypatch.setattr(match, "play_game", lambda job, args: game(job.number, 0.5))
+    match.main(["--engine", "a=none", "--engine", "b=none", "--nodes", "1", "--games", "2",
+                "--sprt", "-10", "0", "--prior-penta", "5,5,5,5,5", "--no-progress"])
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "pentanomial [0, 0, 1, 0, 0]" in last and last.endswith("pooled [5, 5, 6, 5, 5]"), last
+
+
 def test_the_default_openings_are_the_repositorys_whatever_the_cwd(monkeypatch: pytest.MonkeyPatch,
                                                                    tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)

@@ -265,9 +265,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="stop as soon as a sequential test decides between ELO0 and ELO1 "
                          "(logistic Elo of the first engine over the second); --games is then the maximum")
     ap.add_argument("--prior-penta", type=parse_penta, metavar="LL,LD,DD,WD,WW",
-                    help="pair counts of an earlier run of the same test that this run continues "
-                         "(its report or last progress line): the SPRT decides on the sum, and the "
-                         "report adds a pooled line; give this run another --seed")
+                    help="pair counts of all the earlier runs of the same test that this run continues "
+                         "(the first run's report or last progress line; a continued run's 'pooled' "
+                         "counts): the SPRT decides on the sum, and the report adds a pooled line; "
+                         "give this run another --seed")
     ap.add_argument("--sprt-alpha", type=float, default=0.05)
     ap.add_argument("--sprt-beta", type=float, default=0.05)
     ap.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -359,8 +360,11 @@ def main(argv: list[str] | None = None) -> int:
         nonlocal decided
         r = results[-1]
         st = summarize(results, a.name)
-        llr = sprt_llr(pooled_penta(st.penta, args.prior_penta), *args.sprt) if args.sprt else 0.0
+        pooled = pooled_penta(st.penta, args.prior_penta)
+        llr = sprt_llr(pooled, *args.sprt) if args.sprt else 0.0
         sprt_text = f"  LLR {llr:+.2f} [{lower:.2f}, {upper:.2f}]" if args.sprt else ""
+        if args.prior_penta:  # what the LLR is of, and what a next part's --prior-penta takes
+            sprt_text += f" pooled {pooled}"
         bar.update()
         bar.set_postfix_str(f"+{st.wins} -{st.losses} ={st.draws}" + sprt_text, refresh=False)
         if not args.quiet:
