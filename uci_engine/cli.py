@@ -13,6 +13,7 @@ Each analysis subcommand lives in its own module (`analyse`, `epd`,
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 
@@ -38,6 +39,10 @@ def _bench_tablebases(paths: str) -> Tablebases | None:
     return tablebases if tablebases.max_pieces else None
 
 
+#: The errors of a write to an output that cannot take more.
+_OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
 def thread_count(text: str) -> int:
     """argparse `type=` for --threads: 1 to 512, the UCI option's range."""
     return positive_int(text, 512)
@@ -61,8 +66,8 @@ def entry_point() -> int:
         _flush_stdout()
         return 1
     except OSError as error:  # stdout cannot take more (a full disk, a device gone)
-        if error.filename is not None:
-            raise  # a file the command named: a defect to see, not an output problem
+        if error.filename is not None or error.errno not in _OUTPUT_FULL:
+            raise  # not the output's problem: a defect to see
         print(f"pawnstorm: cannot write the output: {error.strerror or error}", file=sys.stderr)
         _silence_stdout()
         return 1
