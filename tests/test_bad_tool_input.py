@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -35,12 +34,12 @@ def test_scheduler_addresses_and_files_pass(tmp_path: Path) -> None:
 ])
 def test_a_mistyped_cluster_is_refused_at_once_in_one_line(tmp_path: Path, command: list[str]) -> None:
     command = [str(tmp_path / "out") if part == "OUT" else part for part in command]
-    started = time.monotonic()
     done = subprocess.run([sys.executable, *command], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
+    # The address's own check refused it (its hint names the forms an address takes): no
+    # connection was tried, which would have ended in "cannot reach the Dask scheduler" instead.
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "/a/mistyped/file.json" in lines[0] and "tcp://HOST:PORT" in lines[0], done.stderr
-    assert time.monotonic() - started < 20  # no wait for a scheduler that was never named
 
 
 def test_an_unreachable_scheduler_is_given_up_after_the_stated_timeout() -> None:

@@ -464,17 +464,21 @@ def test_output_to_a_full_disk_is_one_line_of_error(repo_root: Path, engine_env:
     assert done.stderr.strip() == "pawnstorm: cannot write the output: No space left on device"
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGPIPE"), reason="no SIGPIPE on this platform")
-def test_the_program_keeps_sigpipe_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="no /proc here")
+def test_the_program_keeps_sigpipe_ignored(repo_root: Path, engine_env: dict[str, str]) -> None:
     """A write to a Lazy SMP helper that just died must be an exception `search.smp`
-    handles, not a signal that kills the engine: the program runs with SIGPIPE ignored."""
-    import uci_engine.cli as cli
+    handles, not a signal that kills the engine: the running program ignores SIGPIPE."""
+    import subprocess
 
-    seen = []
-    monkeypatch.setattr(cli, "main", lambda: seen.append(signal.getsignal(signal.SIGPIPE)) or 0)
-    before = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    engine = subprocess.Popen([sys.executable, "-m", "uci_engine"], cwd=repo_root, env=engine_env, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        assert cli.entry_point() == 0
+        engine.stdin.write("isready\n")
+        engine.stdin.flush()
+        assert engine.stdout.readline().strip() == "readyok"  # serving: the program's own settings are in place
+        status = Path(f"/proc/{engine.pid}/status").read_text()
+        ignored = int(next(line for line in status.splitlines() if line.startswith("SigIgn:")).split()[1], 16)
+        assert ignored >> (signal.SIGPIPE - 1) & 1
     finally:
-        signal.signal(signal.SIGPIPE, before)
-    assert seen == [signal.SIG_IGN]
+        engine.stdin.close()
+        engine.wait(timeout=60)

@@ -268,8 +268,11 @@ def test_infinite_analysis_then_stop(engine):
     assert engine.play(board, chess.engine.Limit(depth=2)).move in board.legal_moves
 
 
-def test_infinite_analysis_of_a_mate_waits_for_stop(engine):
-    # Even when the search has nothing left to do, bestmove waits for stop.
+def test_infinite_analysis_of_a_mate_ends_on_stop_with_the_mate(engine):
+    # Through python-chess's analysis: the mate is found, and `stop` gives it
+    # as the bestmove.  (That bestmove waits for `stop` is checked on the raw
+    # pipe, test_raw_infinite_search_of_a_mate_waits_for_stop: python-chess
+    # takes an early bestmove without complaint.)
     board = chess.Board(BLACK_MATES_IN_ONE)
     with engine.analysis(board) as analysis:
         for info in analysis:

@@ -25,10 +25,6 @@ SYZYGY_DIR = Path(__file__).resolve().parent / "data" / "syzygy"
 BUSY_TICKS = 10
 #: How long a helper's CPU time must stand still to count as stopped.
 STILL_S = 0.5
-#: A bound for `stop` -> `bestmove` that no loaded machine should reach: the search checks its
-#: stop flag every CHECK_EVERY nodes (about a millisecond) and does not wait for the helpers.
-#: The tests assert behaviour, not speed; this only catches a `bestmove` held up by the helpers.
-BESTMOVE_AFTER_STOP_S = 10.0
 
 
 def helper_pids(parent: int) -> set[int]:
@@ -164,10 +160,8 @@ def test_helper_nodes_grow_while_searching_and_freeze_once_stopped() -> None:
             assert wait_until(lambda: searcher.pool.nodes() > seen)
         finally:
             stop.set()
-            started = time.monotonic()
-            thread.join(timeout=60)
+            thread.join(timeout=60)  # (a guard: the answer does not wait for the helpers, test_stop_reaches_the_helpers)
         assert not thread.is_alive() and results[0].best_move in chess.Board().legal_moves
-        assert time.monotonic() - started < BESTMOVE_AFTER_STOP_S
         # Stopped: every helper reports its search done, and its count no longer moves.
         searcher.pool.wait_done()
         assert searcher.take_problems() == []
@@ -249,11 +243,14 @@ def test_stop_reaches_the_helpers(engine) -> None:
     for _ in range(3):
         engine.send("go infinite")
         assert searching(helpers)
-        engine.send("stop")
-        started = time.monotonic()
-        move, before = engine.bestmove(chess.Board())
-        # `bestmove` does not wait for the helpers; the bound is far above what any machine needs.
-        assert time.monotonic() - started < BESTMOVE_AFTER_STOP_S
+        # `bestmove` does not wait for the helpers: with one of them frozen, it still comes.
+        frozen = min(helpers)
+        os.kill(frozen, signal.SIGSTOP)
+        try:
+            engine.send("stop")
+            move, before = engine.bestmove(chess.Board())
+        finally:
+            os.kill(frozen, signal.SIGCONT)
         assert [line for line in before if line.startswith("info depth")]
         assert stopped(helpers)  # no further command needed: the stop reached them
     engine.send("go depth 4")  # a new search starts once every helper has stopped
