@@ -1,6 +1,7 @@
 """The net's accumulator arithmetic for a search: what a move changes, and the score read off it.
 
-The accumulator of a position is one numpy float64 vector of integers,
+The accumulator of a position is one numpy vector of integers (float32, or
+float64 for a head without a second layer: `Net.acc_dtype`),
 [White's H | Black's H] (`eval.nnue`'s docstring has the features).  A move changes two to four
 features, so the search updates the vector move by move instead of summing it
 afresh: `Accumulator.moved` and `Accumulator.castled` return the vector after
@@ -37,17 +38,17 @@ class Accumulator:
         self.net = net
         self._rows = net.dual_rows
         self._bucket_of = net.bucket_of
-        self._top = float(net.qa)  # float bounds: the clip of a float64 vector then converts nothing
+        self._top = float(net.qa)  # Python float bounds: the clip then keeps the accumulator's type
         self._cp_scale = net.cp_scale
         self._divisor = net.qa * net.qb
         self._head, self._b2 = net.head, net.b2
         self._deep = net.deep_score if net.deep is not None else None
-        if net.deep is not None:  # the second layer reads [clipped | 1] in float64: clip straight into it
+        if net.deep is not None:  # the second layer reads [clipped | 1], of the accumulator's type: clip straight into it
             self._inputs = net.deep_inputs()
             self._clip = self._inputs[:-1]
         else:
             self._inputs = None
-            self._clip = np.empty(2 * net.hidden)
+            self._clip = np.empty(2 * net.hidden)  # float64, as the accumulator and the head then
 
     def refresh(self, board: chess.Board) -> np.ndarray:
         """The vector of `board`, summed from scratch."""

@@ -23,9 +23,10 @@ Architecture ("768 -> H x 2 -> 1"):
   stacks, below), clipped to [0, 1], and one of
   B outputs (``out_weight``, ``out_bias``); the output times ``cp_scale``,
   rounded down, is the score.  The file keeps these as float32; the engine
-  runs them as integers held in float64 (`DeepTables`: weights times
-  ``DEEP_SCALE`` rounded, biases scaled to match; `eval.nnue_layers` says
-  why).
+  runs them as exact integers (`DeepTables`: weights times a power of two,
+  rounded, biases scaled to match), the second layer in float32 (float64
+  for a net whose weights are too large for that) and the output layer in
+  float64; `eval.nnue_layers` says why.
 * Layer stacks (version 4, ``stacks = B``): each output bucket has its own
   second layer (weight and bias), picked by the same piece count.
 
@@ -36,7 +37,7 @@ The search keeps both accumulators up to date move by move
 (`eval.accumulator`, called by `search.position.Position`): a move changes
 two to four features, so a node
 pays a few vector additions instead of a full sum.  They are kept side by side
-in one numpy vector (float64 integers), [White's H | Black's H], and each feature has a
+in one numpy vector (float32 integers, `Net.acc_dtype`), [White's H | Black's H], and each feature has a
 "dual row" (its White-perspective row beside its Black-perspective row), so
 that one addition updates both perspectives.  numpy is the measured faster
 representation here (docs/nnue.md): a pure-Python list or packed-int head
@@ -179,31 +180,42 @@ class Net:
 
     @functools.cached_property
     def dual_rows(self) -> list[np.ndarray]:
-        """rows[12 * 64]: White's row beside Black's row of (colour, type, square), each float64 (2H,).
+        """rows[12 * 64]: White's row beside Black's row of (colour, type, square), each (2H,) of `acc_dtype`.
 
         Indexed by ``64 * (6 * (colour == BLACK) + type - 1) + square``:
         `eval.accumulator` adds one per feature a move changes.  A list of
         rows, not one (768, 2H) array: a list item is fetched in a sixth of
         the time numpy makes a row view, and numpy adds it faster (a push's
-        two or three row updates: 1.1 -> 0.8 µs).  The values are int16
-        weights and every accumulator a sum of at most 33 of them, so
-        float64 holds them exactly, as int32 would; in float64 the clip
-        into the head's float64 inputs needs no conversion (0.9 µs
-        instead of 2.4 a clip, for 0.1 µs more a row added).
+        two or three row updates: 1.1 -> 0.8 µs).
         """
         white = np.arange(INPUTS)
         colour_black = white // 384  # 0 White piece, 1 Black piece
         piece = (white // 64) % 6
         square = white % 64
         black_index = 64 * (6 * (1 - colour_black) + piece) + (square ^ 56)
-        return list(np.concatenate([self.w1[white], self.w1[black_index]], axis=1).astype(np.float64))
+        return list(np.concatenate([self.w1[white], self.w1[black_index]], axis=1).astype(self.acc_dtype))
+
+    @functools.cached_property
+    def acc_dtype(self) -> type:
+        """The accumulator's float type: the one the layer after it reads, so that its clip converts nothing.
+
+        A converting clip costs twice a plain one.  Either type holds the
+        accumulator exactly: int16 weights, a sum of the bias and at most
+        32 rows plus the one a move adds before it takes one away, far
+        below 2**24.  So float32 for a second layer in float32, float64 for
+        the head and a second layer too large for float32.
+        """
+        if self.deep is not None and self.deep_tables.dtype == np.float32:
+            return np.float32
+        return np.float64
 
     @functools.cached_property
     def head(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
         """Per bucket, the output weights laid over [White | Black] for White to move, and for Black to move.
 
-        float64 like the accumulator (`dual_rows`): integer products summed
-        exactly (below 2**53), and no conversion in the dot product.
+        float64, like the accumulator then (`acc_dtype`): the products of
+        clipped accumulators and int16 weights, summed over 2H, pass
+        float32's exact range (2**24).
         """
         h = self.hidden
         heads = []
@@ -212,7 +224,7 @@ class Net:
         return tuple(heads)
 
     def bias(self) -> np.ndarray:
-        b1 = self.b1.astype(np.float64)
+        b1 = self.b1.astype(self.acc_dtype)
         return np.concatenate([b1, b1])
 
     def accumulator(self, board: chess.Board) -> np.ndarray:
@@ -243,10 +255,10 @@ class Net:
 
     def deep_inputs(self) -> np.ndarray:
         """A fresh input vector for `deep_score`: 2H slots for the clipped accumulator, then the constant 1."""
-        return np.ones(2 * self.hidden + 1)
+        return np.ones(2 * self.hidden + 1, self.deep_tables.dtype)
 
     def deep_score(self, inputs: np.ndarray, turn: chess.Color, bucket: int) -> int:
-        """Centipawns through the second layer from [White's clipped H | Black's clipped H | 1] (float64).
+        """Centipawns through the second layer from [White's clipped H | Black's clipped H | 1] (`deep_inputs`).
 
         Hot path (once a node): three numpy calls on tables prepared once
         (the `.dot` methods cost a third less than `@` on vectors this
@@ -254,7 +266,7 @@ class Net:
         against the same sums in Python integers.
         """
         tables = self.deep_tables
-        z = inputs.dot(tables.inputs[bucket][turn])
+        z = tables.inputs[bucket][turn].dot(inputs)
         clip_into(z, 0.0, tables.top, out=z)
         return (int(z.dot(tables.out[bucket])) + tables.out_bias[bucket]) * self.cp_scale // tables.divisor
 

@@ -268,7 +268,7 @@ def in_slices(score, count: int) -> np.ndarray:
     """`score(slice)` over `count` positions, SLICE_ROWS at a time, joined.
 
     Why: a whole held-out set at once is n x 2H int64 accumulators and an
-    n x (2H + 1) float64 head input, 15 GB for 567k positions at 512 units.
+    n x (2H + 1) head input, over 10 GB for 567k positions at 512 units.
     """
     return np.concatenate([score(slice(start, start + SLICE_ROWS)) for start in range(0, count, SLICE_ROWS)]
                           or [np.zeros(0)])
@@ -292,11 +292,11 @@ def _quantised_cp(net: Net, stm, other, bucket: np.ndarray | None) -> np.ndarray
     h = net.hidden
     if net.deep is not None:  # the engine's exact arithmetic (`DeepTables`): a batch scores as each position alone
         tables = net.deep_tables
-        inputs = np.concatenate([a_stm, a_other, np.ones((len(a_stm), 1), np.int64)], axis=1).astype(np.float64)
+        inputs = np.concatenate([a_stm, a_other, np.ones((len(a_stm), 1), np.int64)], axis=1).astype(tables.dtype)
         z = np.empty((len(inputs), net.deep.size))
         for stack in range(net.deep.stacks):  # a stack's first bucket's table; White's: side to move first
             rows = bucket == stack if net.deep.stacks > 1 else slice(None)  # with stacks, stack = bucket
-            z[rows] = np.clip(inputs[rows] @ tables.inputs[stack][chess.WHITE], 0.0, tables.top)
+            z[rows] = np.clip(inputs[rows] @ tables.inputs[stack][chess.WHITE].T, 0.0, tables.top)
         out = np.einsum("ij,ij->i", z, np.array(tables.out)[bucket]) + np.array(tables.out_bias, np.float64)[bucket]
         return (out.astype(np.int64).astype(object) * net.cp_scale // tables.divisor).astype(np.int64)
     w2 = net.w2.astype(np.int64)[bucket]
