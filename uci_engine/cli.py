@@ -24,6 +24,7 @@ from uci_engine import analyse, annotate, epd
 from uci_engine.cli_support import positive_int
 from uci_engine.position_cmd import board_from_fen
 from uci_engine.protocol import UciEngine
+from search.smp import MAX_THREADS
 from search.tablebase import Tablebases
 from uci_engine.diagnostics import DEFAULT_BENCH_DEPTH, bench, divide
 from uci_engine.options import search_features
@@ -44,8 +45,8 @@ _OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
 def thread_count(text: str) -> int:
-    """argparse `type=` for --threads: 1 to 512, the UCI option's range."""
-    return positive_int(text, 512)
+    """argparse `type=` for --threads: 1 to MAX_THREADS, the UCI option's range."""
+    return positive_int(text, MAX_THREADS)
 
 
 def entry_point() -> int:

@@ -113,9 +113,7 @@ def split_setoption(tokens: list[str], line: str | None = None) -> tuple[str, st
     rest = tokens[1:]
     if "value" in rest:
         at = rest.index("value")
-        name, value = rest[:at], " ".join(rest[at + 1:])
-        if line is not None:
-            value = _raw_value(line)
+        name, value = rest[:at], (" ".join(rest[at + 1:]) if line is None else _raw_value(line))
     else:
         name, value = rest, None
     if not name:

@@ -19,7 +19,7 @@ from eval.nnue import Net, bundled_net
 from eval.wdl import material, wdl
 from opening_book import OpeningBook
 from search.driver import Iteration
-from search.smp import ParallelSearcher
+from search.smp import MAX_THREADS, ParallelSearcher
 from search.strength import CANDIDATE_LINES, ELO_MAX, ELO_MIN, StrengthLimit, limit_for
 from search.tablebase import DEFAULT_PROBE_DEPTH, Tablebases
 from search.timeman import Limits
@@ -68,7 +68,7 @@ class UciEngine:
         self.options = Options()
         self.options.add(Option("Hash", "spin", DEFAULT_HASH_MB, 1, MAX_HASH_MB), self._on_hash)
         self.options.add(Option("Clear Hash", "button"), lambda _: self.searcher.clear())
-        self.options.add(Option("Threads", "spin", 1, 1, 512), self._on_threads)
+        self.options.add(Option("Threads", "spin", 1, 1, MAX_THREADS), self._on_threads)
         self.options.add(Option("Move Overhead", "spin", 30, 0, 5000))
         self.options.add(Option("Ponder", "check", False))
         self.options.add(Option("OwnBook", "check", True))
