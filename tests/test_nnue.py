@@ -512,8 +512,17 @@ def test_uci_options_switch_and_load_nets(tmp_path: Path) -> None:
     assert "in use" in nnue_lines[0] and "not in use" in nnue_lines[1] and "in use" in nnue_lines[2]
     expected = random_net(8, seed=5).evaluate(board)
     assert f"{expected / 100:+.2f} (side to move)" in nnue_lines[2]
-    assert any(line.startswith("info string NNUE evaluation using") and str(custom) in line for line in lines)
+    assert any(line.startswith("info string EvalFile loaded") and str(custom) in line for line in lines)  # (Use NNUE was off)
     assert any(line.startswith("Final evaluation:") for line in lines)  # the classical terms are still shown
+
+
+def test_eval_file_loaded_while_use_nnue_is_off_says_it_is_not_in_use(tmp_path: Path) -> None:
+    custom = tmp_path / "custom.nnue"
+    random_net(8, seed=5).save(custom)
+    lines = _uci(["uci", "setoption name Use NNUE value false", f"setoption name EvalFile value {custom}", "eval"])
+    loaded = [line for line in lines if line.startswith("info string") and str(custom) in line]
+    assert len(loaded) == 1 and "not in use" in loaded[0] and "NNUE evaluation using" not in loaded[0]
+    assert any(line.startswith("NNUE evaluation:") and "not in use" in line for line in lines)
 
 
 #: The packages an engine needs to run from a copy of the source tree.

@@ -673,6 +673,17 @@ def test_setoption_bad_book_file_reports_and_engine_still_plays(uci, tmp_path):
     assert_legal_bestmove(line, chess.Board())
 
 
+def test_setoption_book_file_empty_means_no_book(uci):
+    """`<empty>` asks for no book (as for the tablebase paths): no complaint, and the first move is searched."""
+    uci.send("setoption name BookFile value <empty>")
+    assert uci.info_strings() == []
+    uci.send("position startpos")
+    uci.send("go wtime 2000 btime 2000 winc 0 binc 0")
+    (line,) = uci.wait_for_bestmoves()
+    assert any(info.startswith("info depth") for info in uci.lines())  # the bundled book would answer unsearched
+    assert_legal_bestmove(line, chess.Board())
+
+
 # --- perft -----------------------------------------------------------------------------
 
 

@@ -37,8 +37,9 @@ ENGINE_AUTHOR = "the Pawnstorm developers"
 #: "<default>": python-chess's option parser splits on the word "default".
 DEFAULT_BOOK = "<bundled>"
 BUNDLED_NET = "<bundled>"
-#: Tablebase path value meaning "no tables", as Stockfish declares it.
-NO_TABLEBASES = "<empty>"
+#: Path value meaning "none", as Stockfish declares its tablebase paths: for
+#: the tablebases no tables, for BookFile no book (OwnBook then searches).
+NO_TABLEBASES = NO_BOOK = "<empty>"
 
 
 class UciEngine:
@@ -361,6 +362,8 @@ class UciEngine:
         if self._book is None and not self._book_checked:
             self._book_checked = True
             path = str(self.options["BookFile"]).strip()
+            if path == NO_BOOK:
+                return None  # asked for none: not a file that is missing
             book = OpeningBook(None if path in ("", DEFAULT_BOOK) else path)
             if book.error:
                 self.out.info_string(f"{book.error}; playing without a book")
@@ -404,7 +407,10 @@ class UciEngine:
             self.out.info_string(f"EvalFile not loaded: {error}; keeping {kept}")
             return
         self._net = net
-        self.out.info_string(f"NNUE evaluation using {net.name} ({net.architecture})")
+        if self.options["Use NNUE"]:
+            self.out.info_string(f"NNUE evaluation using {net.name} ({net.architecture})")
+        else:
+            self.out.info_string(f"EvalFile loaded: {net.name} ({net.architecture}); not in use while Use NNUE is off")
         self._on_use_nnue(None)
 
     def _on_use_nnue(self, _: Option | None) -> None:
