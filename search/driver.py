@@ -184,6 +184,8 @@ class Searcher:
         At a root the tables hold, the reported score is theirs: a search
         score there is only a heuristic for a known result.  The driver's own
         iterations keep the search scores, which its aspiration windows need.
+        The bound stays the search's: an aspiration fail-high or fail-low is
+        not a finished depth (a Lazy SMP helper publishes only exact ones).
         """
         tablebases = self.tablebases
         if on_iteration is None or tablebases is None:
@@ -194,7 +196,6 @@ class Searcher:
             iteration = dataclasses.replace(iteration, tbhits=tablebases.hits - hits_before)
             if root is not None:
                 iteration.score = tablebase_score(root, iteration.score)
-                iteration.bound = EXACT
             forward(iteration)
 
         return report

@@ -33,7 +33,7 @@ from search.tablebase import (
 )
 from search.timeman import Limits
 from search.tt import TranspositionTable, decode, score_from_tt
-from search.types import EXACT, MATE, MATE_BOUND, TB_WIN, TB_WIN_BOUND
+from search.types import EXACT, LOWER, MATE, MATE_BOUND, TB_WIN, TB_WIN_BOUND, UPPER
 from tests.uci_process import guarded_engine
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -363,6 +363,20 @@ def test_reported_score_prefers_known_distances() -> None:
     assert tablebase_score(won, MATE - 9) == MATE - 9  # a proven mate is more precise
     exact = RootResult([chess.Move.from_uci("a1a2")], MATE - 5)
     assert tablebase_score(exact, MATE - 9) == MATE - 5
+
+
+def test_reports_at_a_tablebase_root_keep_the_search_bound() -> None:
+    """The tables' score replaces the search's, but a fail-high stays a bound, not a finished depth."""
+    searcher = Searcher(hash_mb=1)
+    searcher.tablebases = Tablebases()
+    forwarded: list[Iteration] = []
+    root = RootResult([chess.Move.from_uci("a1a2")], TB_WIN)
+    report = searcher._tablebase_reports(forwarded.append, root, 0)
+    assert report is not None
+    for bound in (LOWER, UPPER, EXACT):
+        report(Iteration(7, 9, 350, bound, 1000, 10.0, 0, [chess.Move.from_uci("a1a2")]))
+    assert [(iteration.score, iteration.bound) for iteration in forwarded] == [
+        (TB_WIN, LOWER), (TB_WIN, UPPER), (TB_WIN, EXACT)]
 
 
 # --- Syzygy's DTZ ranking, on the real tables -----------------------------------------------------
