@@ -91,6 +91,16 @@ def _matrices(records: list[Record], tmp_path: Path, name: str) -> np.ndarray:
 
 
 @pytest.mark.slow  # trains a net: 10 s or more
+def test_quantise_holds_weights_beyond_int16_at_its_bounds() -> None:
+    """A bias or output weight past int16 is held at the bound, not wrapped round to the other sign."""
+    net = trainer.FloatNet(8, np.random.default_rng(1))
+    net.params["b1"][:2] = (1000.0, -1000.0)  # far past 32767 / QA
+    net.params["w2"][0, :2] = (100.0, -100.0)  # times QB and the scale of 2: past int16
+    quantised = trainer.quantise(net, correction_scale=2.0)
+    assert list(quantised.b1[:2]) == [32767, -32767]
+    assert list(quantised.w2[0, :2]) == [32767, -32767]
+
+
 def test_net_learns_material_and_quantises_faithfully(tmp_path: Path) -> None:
     data = _matrices(random_records(3000, seed=3), tmp_path, "train")
     net, stats = trainer.train(data, hidden=16, epochs=12, batch=256, lr=0.01, seed=1, holdout=0.1,

@@ -242,16 +242,20 @@ class FloatNet:
                          stm.shape[0])
 
 
+def _int16(values: np.ndarray) -> np.ndarray:
+    """Rounded to integers and held within int16 (a plain cast would wrap a large value round to the other sign)."""
+    return np.clip(np.round(values), -32767, 32767).astype(np.int16)
+
+
 def quantise(net: FloatNet, name: str = "<trained>", correction_scale: float = 1.0) -> Net:
     """The integer net; its output multiplied by `correction_scale` (1: as trained)."""
     p = net.params
     first = dict(hidden=net.hidden, qa=QA, qb=QB, cp_scale=CP_SCALE, name=name,
-                 w1=np.round(np.clip(p["w1"], -32767 / QA, 32767 / QA) * QA).astype(np.int16),
-                 b1=np.round(p["b1"] * QA).astype(np.int16))
+                 w1=_int16(p["w1"] * QA), b1=_int16(p["b1"] * QA))
     if net.layer2:  # the layers after the accumulators stay float32
         deep = DeepHead(p["l2w"], p["l2b"], p["w3"] * correction_scale, p["b3"] * correction_scale)
         return Net(**first, w2=np.zeros((net.buckets, 2 * net.hidden), np.int16), b2=(0,) * net.buckets, deep=deep)
-    return Net(**first, w2=np.round(p["w2"] * QB * correction_scale).astype(np.int16),
+    return Net(**first, w2=_int16(p["w2"] * QB * correction_scale),
                b2=tuple(int(round(float(b) * QA * QB * correction_scale)) for b in p["b2"]))
 
 
