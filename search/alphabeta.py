@@ -211,12 +211,6 @@ class AlphaBeta:
 
         if index < 0:
             return pos.no_moves_score(ply)
-        if quiets_allowed == 1 and checks_only is not None and checks_only[0]:
-            # Futility skipped quiet moves as unable to reach alpha, not as worth nothing:
-            # the fail-soft score keeps its bar (as in quiescence's delta pruning).
-            futility = pos.evaluate() + FUTILITY_BASE + FUTILITY_MARGIN * depth
-            if futility > best_score:
-                best_score = futility
         if features.transposition:
             self._store(key, depth, best_score, original_alpha, beta, best_move, ply)
         return best_score
@@ -311,12 +305,9 @@ class AlphaBeta:
             best_score = stand_pat
             if stand_pat > alpha:
                 alpha = stand_pat
-            if self.features.delta_pruning:
-                # Delta pruning would skip every capture below: generate none.  (Fail-soft:
-                # what the captures could win is all this fail-low bounds, not the stand-pat.)
-                bound = stand_pat + _best_victim(board) + DELTA_MARGIN
-                if bound <= alpha and not promoting_pawns(board):
-                    return bound
+            if (self.features.delta_pruning and stand_pat + _best_victim(board) + DELTA_MARGIN <= alpha
+                    and not promoting_pawns(board)):
+                return best_score  # delta pruning would skip every capture below: generate none
             moves = pos.tactical_moves()
             if self.features.ordering:
                 moves = self.orderer.order_captures(board, moves, pos.mailbox)
@@ -329,10 +320,6 @@ class AlphaBeta:
                 # Out of check every move here is a capture; no victim on the square: en passant.
                 victim = mailbox[move.to_square] or chess.PAWN
                 if delta and stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
-                    # Skipped as unable to reach alpha, not as worth no more than the stand-pat:
-                    # the fail-soft score keeps its bar, or it would bound the node too low.
-                    if stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN > best_score:
-                        best_score = stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN
                     continue
                 # Only a capture of a cheaper piece can lose the exchange.
                 if losing and PIECE_VALUE[mailbox[move.from_square]] > PIECE_VALUE[victim] and see(board, move, mailbox) < 0:

@@ -138,49 +138,6 @@ def test_quiescence_sees_a_hanging_queen_defended() -> None:
     assert with_q.score > -300
 
 
-def test_delta_pruning_fails_low_no_lower_than_its_bar() -> None:
-    """A fail-low bounds the value from above: the captures delta pruning skipped count at their bar, not at the stand-pat.
-
-    White wins a rook for free (a full window sees it); a window far above
-    prunes the capture, and the fail-soft score must stay above the true value.
-    """
-    board = chess.Board("r3k3/8/8/8/8/8/8/R3K3 w - - 0 1")
-    true_value = AlphaBeta(Position(board.copy()), TranspositionTable(1)).quiescence(-INFINITY, INFINITY, 1)
-    assert true_value > 400
-    for alpha in (true_value + 1, 800, 2000):
-        score = AlphaBeta(Position(board.copy()), TranspositionTable(1)).quiescence(alpha, alpha + 1, 1)
-        assert true_value <= score <= alpha
-
-
-def test_futility_fails_low_no_lower_than_its_bar() -> None:
-    """Near the horizon, quiet moves that cannot lift the static score to alpha are skipped; the node's
-    fail-soft score is then at least that bar, not the best of the few moves searched."""
-    from search.alphabeta import FUTILITY_BASE, FUTILITY_MARGIN
-
-    pos = Position(chess.Board())
-    static = pos.evaluate()
-    bar = static + FUTILITY_BASE + FUTILITY_MARGIN * 2
-    alpha = bar + 500
-    score = AlphaBeta(pos, TranspositionTable(1)).alphabeta(2, alpha, alpha + 1, 1)
-    assert bar <= score <= alpha
-
-
-def test_a_too_low_fail_low_does_not_reach_the_table() -> None:
-    """The bound a fail-soft quiescence returns goes into the table as the parent's lower bound: too low a
-    fail-low there became a fail-high stored above the true value, which later null windows then cut on.
-
-    (Pruning on the static evaluation is off: its own fail-highs trust the
-    evaluation, which is not what is tested here.)
-    """
-    board = chess.Board("rn5k/ppN3pp/8/8/8/8/8/7K b - - 0 1")
-    features = Features(null_move=False, quiet_pruning=False)
-    true_value = AlphaBeta(Position(board.copy()), TranspositionTable(1), features).alphabeta(1, -INFINITY, INFINITY, 1)
-    tree = AlphaBeta(Position(board.copy()), TranspositionTable(1), features)
-    tree.alphabeta(1, -250, -200, 1)  # a window far below: the captures are pruned at the children
-    for alpha in (true_value + 19, true_value + 219, true_value + 319):
-        assert tree.alphabeta(1, alpha, alpha + 1, 1) <= alpha
-
-
 def test_seldepth_shows_uneven_development() -> None:
     """Quiescence and check extensions search dynamic lines past the nominal depth."""
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")

@@ -90,13 +90,8 @@ def test_tricky_positions(fen: str) -> None:
     assert legal_captures(board) == list(board.generate_legal_captures())
 
 
-def test_quiescence_shortcut_changes_neither_result_nor_tree(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With every capture below delta pruning's bar, quiescence returns without generating; without the shortcut it loops over the same nodes.
-
-    Both fail low there, the shortcut at the bar of the most valuable enemy
-    piece, the loop at the highest bar of the captures it skipped (no
-    higher): fail-soft scores that differ, on the same side of the window.
-    """
+def test_quiescence_shortcut_changes_neither_score_nor_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With every capture below delta pruning's bar, quiescence returns without generating; without the shortcut it loops to the same end."""
     positions = random_positions(11, 12)[::10]
     assert len(positions) > 50
     windows = [(-INFINITY, INFINITY), (-50, 50), (300, 301), (-900, -899), (1200, 1500)]
@@ -121,12 +116,8 @@ def test_quiescence_shortcut_changes_neither_result_nor_tree(monkeypatch: pytest
     with_shortcut, generated_with = run(), generated
     generated = 0
     monkeypatch.setattr(search.alphabeta, "_best_victim", lambda board: INFINITY)  # never below the bar
-    without_shortcut = run()
+    assert run() == with_shortcut
     assert generated > generated_with  # the shortcut was taken, and saved generations
-    windows_run = windows * (len(with_shortcut) // len(windows))
-    for (score, nodes), (looped, looped_nodes), (alpha, beta) in zip(with_shortcut, without_shortcut, windows_run):
-        assert nodes == looped_nodes
-        assert score == looped or max(score, looped) <= alpha or min(score, looped) >= beta
 
 
 @pytest.mark.parametrize("chess960", [False, True])
