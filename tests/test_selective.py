@@ -162,3 +162,46 @@ def test_uci_handshake_names_a_bad_switch(monkeypatch: pytest.MonkeyPatch) -> No
         assert harness.lines()[-1] == "uciok"
     finally:
         harness.close()
+
+
+def test_null_move_reduces_more_with_depth_and_margin() -> None:
+    """The null-move search's depth: 3 + depth // 3 plies shallower, one more a 200 cp margin above beta, at most two."""
+    from search import alphabeta
+    from search.tt import TranspositionTable
+    depths: list[int] = []
+
+    class Probe(alphabeta.AlphaBeta):
+        def alphabeta(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+            if ply == 1:
+                depths.append(depth)
+                return alpha  # the null move fails high (its alpha is -beta): the node is cut
+            return super().alphabeta(depth, alpha, beta, ply)
+
+    board = chess.Board(MIDDLEGAMES[0])
+    board.push(next(iter(board.legal_moves)))  # a last move that is not a null move
+    for beta_below in (0, 450, 1000):
+        tree = Probe(Position(board), TranspositionTable(1), Features())
+        static = tree.pos.evaluate()
+        score, _ = tree._prune_by_static_eval(9, static - beta_below - 1, static - beta_below, 0)
+        assert score is not None  # cut by the null move
+    # 9 - 1 - (3 + 9 // 3), then one ply for each 200 cp above beta, at most two
+    assert depths == [2, 0, 0]
+
+
+def test_quiescence_stores_its_result_and_a_null_window_reads_it_back() -> None:
+    """A quiescence search leaves its score in the table at depth 0; the same null window then returns at once."""
+    from search.alphabeta import AlphaBeta
+    from search.tt import TranspositionTable
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    board.push_san("Ng5")  # threats on f7: captures to resolve
+    board.push_san("d5")
+    tt = TranspositionTable(1)
+    tree = AlphaBeta(Position(board), tt, Features())
+    score = tree.quiescence(-50, 50, 0)
+    first = tree.nodes
+    assert tt.probe_data(tree.pos.key)  # stored
+    tree.nodes = 0
+    window = (score - 1, score) if score > -50 else (score, score + 1)
+    again = tree.quiescence(*window, 0)
+    assert tree.nodes == 1 < first  # read back: no move searched
+    assert (again >= window[1]) == (score >= window[1])  # the same side of the window
