@@ -28,13 +28,9 @@ DELTA_MARGIN = 200
 #: How many nodes pass between two looks at the clock and the stop flag.
 CHECK_EVERY = 64
 #: Null-move pruning: least depth to try it; the null-move search is
-#: NULL_MOVE_REDUCTION + depth // 3 plies shallower, plus one ply for every
-#: NULL_MOVE_EVAL_STEP centipawns the static evaluation stands above beta,
-#: at most NULL_MOVE_EVAL_PLIES: the surer the cut, the less it costs.
+#: NULL_MOVE_REDUCTION + depth // 6 plies shallower.
 NULL_MOVE_MIN_DEPTH = 3
-NULL_MOVE_REDUCTION = 3
-NULL_MOVE_EVAL_STEP = 200
-NULL_MOVE_EVAL_PLIES = 2
+NULL_MOVE_REDUCTION = 2
 #: Reverse futility pruning: at depth <= RFP_MAX_DEPTH a static evaluation
 #: this many centipawns per ply above beta is trusted to hold.
 RFP_MAX_DEPTH = 3
@@ -262,9 +258,8 @@ class AlphaBeta:
                 return static, 0
             move_stack = pos.board.move_stack
             if depth >= NULL_MOVE_MIN_DEPTH and static >= beta and move_stack and move_stack[-1]:
-                reduction = NULL_MOVE_REDUCTION + depth // 3 + min(NULL_MOVE_EVAL_PLIES, (static - beta) // NULL_MOVE_EVAL_STEP)
                 pos.push_null()
-                score = -self.alphabeta(depth - 1 - reduction, -beta, -beta + 1, ply + 1)
+                score = -self.alphabeta(depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta, -beta + 1, ply + 1)
                 pos.pop()
                 if score >= beta:
                     return (beta if score >= TB_WIN_BOUND else score), 0
@@ -292,19 +287,6 @@ class AlphaBeta:
         if ply >= MAX_PLY:
             return pos.evaluate()
 
-        # The table's result where it holds one (any stored depth serves
-        # quiescence's 0, at a null window); else ours is stored below, so
-        # capture sequences reached in another order are not searched again.
-        data = -1  # -1: no table
-        entry_alpha = alpha
-        if self.features.transposition:
-            key = pos.key
-            data = self.tt.probe_data(key)
-            if data and beta - alpha == 1:
-                score = score_from_tt(((data >> 10) & 0x1FFFF) - 65536, ply)  # `search.tt.decode`, inlined
-                bound = (data >> 8) & 3
-                if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
-                    return score
         board = pos.board
         if in_check is None:
             in_check = pos.in_check()
@@ -333,14 +315,11 @@ class AlphaBeta:
         delta = self.features.delta_pruning and not in_check
         losing = self.features.see_pruning and not in_check
         mailbox = pos.mailbox
-        best_move = None
-        delta_pruned = False
         for move in moves:
             if (delta or losing) and not move.promotion:
                 # Out of check every move here is a capture; no victim on the square: en passant.
                 victim = mailbox[move.to_square] or chess.PAWN
                 if delta and stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
-                    delta_pruned = True
                     continue
                 # Only a capture of a cheaper piece can lose the exchange.
                 if losing and PIECE_VALUE[mailbox[move.from_square]] > PIECE_VALUE[victim] and see(board, move, mailbox) < 0:
@@ -352,18 +331,9 @@ class AlphaBeta:
                 best_score = score
                 if score > alpha:
                     alpha = score
-                    best_move = move
                     self.pv[ply] = [move, *self.pv[ply + 1]]
                     if score >= beta:
                         break
-        if not data and best_score > -INFINITY:
-            if best_score >= beta:
-                self.tt.store(key, 0, LOWER, best_score, best_move, ply)
-            elif best_score > entry_alpha:
-                self.tt.store(key, 0, EXACT, best_score, best_move, ply)
-            else:
-                # A capture delta pruning skipped was only judged unable to reach alpha, not best_score.
-                self.tt.store(key, 0, UPPER, entry_alpha if delta_pruned else best_score, None, ply)
         return best_score
 
 
