@@ -32,8 +32,7 @@ CHECK_EVERY = 64
 NULL_MOVE_MIN_DEPTH = 3
 NULL_MOVE_REDUCTION = 2
 #: Reverse futility pruning: at depth <= RFP_MAX_DEPTH a static evaluation
-#: this many centipawns per ply above beta is trusted to hold (a ply fewer
-#: when it is improving: `AlphaBeta._improving`).
+#: this many centipawns per ply above beta is trusted to hold.
 RFP_MAX_DEPTH = 3
 RFP_MARGIN = 90
 #: Late move reductions: least depth, first move index reduced by one ply,
@@ -43,14 +42,12 @@ LMR_FIRST_MOVE = 3
 LMR_DEEPER_MOVE = 8
 #: Quiet-move pruning (`Features.quiet_pruning`), at depth <= QUIET_PRUNING_MAX_DEPTH:
 #: late move pruning skips the quiet moves after the first LMP_BASE + depth**2
-#: of them (half as many when the static evaluation is not improving), futility pruning all of them once static eval + FUTILITY_BASE +
+#: of them, futility pruning all of them once static eval + FUTILITY_BASE +
 #: FUTILITY_MARGIN * depth <= alpha.
 QUIET_PRUNING_MAX_DEPTH = 3
 LMP_BASE = 3
 FUTILITY_BASE = 80
 FUTILITY_MARGIN = 90
-#: The depths whose margins read the improving flag (`AlphaBeta._improving`).
-IMPROVING_MAX_DEPTH = max(RFP_MAX_DEPTH, QUIET_PRUNING_MAX_DEPTH)
 
 
 class SearchAborted(Exception):
@@ -78,8 +75,6 @@ class AlphaBeta:
         self.seldepth = 0
         # Triangular PV table: pv[ply] is the best line found from that ply.
         self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
-        #: statics[ply]: the static evaluation of the node at `ply` on the current line, None in check.
-        self.statics: list[int | None] = [None] * (MAX_PLY + 2)
         self.tablebases = tablebases
         #: Most pieces at which the tree probes the tablebases (0: never).
         self.tablebase_pieces = tablebases.search_pieces if tablebases is not None else 0
@@ -145,17 +140,11 @@ class AlphaBeta:
         # nodes, or with only king and pawns, where passing may be the best
         # move (zugzwang).
         board = pos.board
-        if features.null_move or features.quiet_pruning:
-            # Every node out of check keeps its static evaluation: two plies
-            # down, it tells whether the side to move is doing better.
-            static = self.statics[ply] = None if in_check else pos.evaluate()
-            if (not pv_node and not in_check and ply > 0
-                    and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
-                # (Only the shallow margins read the flag.)
-                improving = depth <= IMPROVING_MAX_DEPTH and self._improving(ply, static)
-                score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply, static, improving)
-                if score is not None:
-                    return score
+        if ((features.null_move or features.quiet_pruning) and not pv_node and not in_check and ply > 0
+                and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
+            score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply)
+            if score is not None:
+                return score
 
         original_alpha = alpha
         best_score = -INFINITY
@@ -247,24 +236,7 @@ class AlphaBeta:
         assert self.tablebases is not None
         return self.tablebases.probe_score(board, ply)
 
-    def _improving(self, ply: int, static: int) -> bool:
-        """Is the static evaluation above the one two plies up (four, if that one was in check)?
-
-        A side whose position improves from move to move is more likely to
-        hold a fail-high, less likely to find a quiet rescue late in its
-        move list: the margins below lean on it.  With nothing to compare
-        (checks at both), it counts as improving, as in Stockfish: late move
-        pruning keeps its full count, reverse futility takes its lower margin.
-        The driver fills in ply 0, the root (`RootSearch.search_root`).
-        """
-        statics = self.statics
-        before = statics[ply - 2] if ply >= 2 else None
-        if before is None and ply >= 4:
-            before = statics[ply - 4]
-        return before is None or static > before
-
-    def _prune_by_static_eval(self, depth: int, alpha: int, beta: int, ply: int, static: int,
-                              improving: bool) -> tuple[int | None, int]:
+    def _prune_by_static_eval(self, depth: int, alpha: int, beta: int, ply: int) -> tuple[int | None, int]:
         """(A fail-high score without searching the moves, or None; how many quiet moves may be searched, 0: all).
 
         Reverse futility: near the horizon, a static evaluation far above
@@ -276,15 +248,13 @@ class AlphaBeta:
         evaluation to alpha (futility); the move loop keeps those that give
         check.  The caller leaves out PV nodes, checks and positions with
         only king and pawns (zugzwang); the null move is not made twice in a
-        row, nor near mate scores.  `static` is this node's static
-        evaluation; when it is `improving` (`_improving`), reverse futility
-        trusts it a ply's margin sooner, and late move pruning searches
-        twice as many quiet moves as when it is not.
+        row, nor near mate scores.
         """
         pos = self.pos
         features = self.features
+        static = pos.evaluate()
         if features.null_move and abs(beta) < TB_WIN_BOUND:
-            if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * (depth - improving) >= beta:
+            if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta:
                 return static, 0
             move_stack = pos.board.move_stack
             if depth >= NULL_MOVE_MIN_DEPTH and static >= beta and move_stack and move_stack[-1]:
@@ -296,7 +266,7 @@ class AlphaBeta:
         if features.quiet_pruning and depth <= QUIET_PRUNING_MAX_DEPTH:
             if static + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha:
                 return None, 1
-            return None, (LMP_BASE + depth * depth if improving else (LMP_BASE + depth * depth) // 2) + 1
+            return None, LMP_BASE + depth * depth + 1
         return None, 0
 
     def quiescence(self, alpha: int, beta: int, ply: int, in_check: bool | None = None) -> int:

@@ -449,8 +449,6 @@ class RootSearch:
         root = self.root
         tree.seldepth = 0
         tree.pv[0] = []
-        # The root's static evaluation: what its grandchildren's improving flag compares with.
-        tree.statics[0] = None if pos.in_check() else pos.evaluate()
         best_score = -INFINITY
         original_alpha = alpha
         pvs = self.features.pvs

@@ -218,11 +218,11 @@ def test_movetime_is_searched_to_the_end(monkeypatch) -> None:
     ms_per_node = 0.01
     clock = install_node_clock(monkeypatch, ms_per_node)
     record = Recorder(clock)
-    result = Searcher(1).search(START, Limits(movetime=20), move_overhead=0, on_iteration=record)
+    result = Searcher(1).search(START, Limits(movetime=25), move_overhead=0, on_iteration=record)
     # Depth 5 completes past 3/4 of the time with a best move that has not changed since
     # depth 1 (stability scale 0.75): under a clock that would end the search, here not.
-    assert 0.75 * 20 <= record.completed[4][1] < 20
-    assert 2000 <= result.nodes < 2000 + CHECK_EVERY, [(d, ms) for d, ms, _ in record.completed]
+    assert 0.75 * 25 <= record.completed[4][1] < 25
+    assert 2500 <= result.nodes < 2500 + CHECK_EVERY, [(d, ms) for d, ms, _ in record.completed]
 
 
 # --- whole games on the clock ----------------------------------------------------------------

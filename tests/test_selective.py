@@ -13,13 +13,11 @@ from typing import Iterator
 import chess
 import pytest
 
-from search.alphabeta import LMP_BASE, RFP_MARGIN, AlphaBeta
-from search.driver import RootSearch, Searcher
+from search.driver import Searcher
 from search.features import Features
 from search.movepick import quiet_moves
 from search.position import Position
 from search.timeman import Limits
-from search.tt import TranspositionTable
 from search.types import MATE
 from uci_engine.options import FEATURES_VARIABLE, search_features
 
@@ -164,51 +162,3 @@ def test_uci_handshake_names_a_bad_switch(monkeypatch: pytest.MonkeyPatch) -> No
         assert harness.lines()[-1] == "uciok"
     finally:
         harness.close()
-
-
-# --- the improving flag --------------------------------------------------------------------------
-
-
-def improving_tree(statics: dict[int, int | None]) -> AlphaBeta:
-    tree = AlphaBeta(Position(chess.Board()), TranspositionTable(1))
-    for ply, static in statics.items():
-        tree.statics[ply] = static
-    return tree
-
-
-def test_improving_compares_with_two_plies_up_then_four() -> None:
-    assert improving_tree({0: 50})._improving(2, 60)
-    assert not improving_tree({0: 50})._improving(2, 50)
-    assert not improving_tree({0: 50, 2: None})._improving(4, 40)  # ply 2 was in check: ply 0 decides
-    assert improving_tree({0: None, 2: None})._improving(4, -500)  # nothing to compare: counts as improving
-    assert improving_tree({})._improving(1, -500)
-
-
-def test_improving_widens_late_move_pruning_and_tightens_reverse_futility() -> None:
-    tree = improving_tree({})
-    static = tree.pos.evaluate()
-    # Far from both margins: only the move count differs, LMP_BASE + depth**2 quiet moves or half as many.
-    assert tree._prune_by_static_eval(2, static - 1000, static + 1000, 3, static, True) == (None, LMP_BASE + 4 + 1)
-    assert tree._prune_by_static_eval(2, static - 1000, static + 1000, 3, static, False) == (None, (LMP_BASE + 4) // 2 + 1)
-    # A static evaluation one ply's margin above beta holds at depth 2 only when improving.
-    beta = static - RFP_MARGIN
-    assert tree._prune_by_static_eval(2, beta - 1, beta, 3, static, True)[0] == static
-    assert tree._prune_by_static_eval(2, beta - 1, beta, 3, static, False)[0] != static
-
-
-def test_the_root_keeps_its_static_evaluation_for_its_grandchildren(monkeypatch: pytest.MonkeyPatch) -> None:
-    board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9")
-    seen: list[int | None] = []
-    real_root = RootSearch.search_root
-
-    def recording(self, moves, depth, alpha, beta, store=True):
-        score = real_root(self, moves, depth, alpha, beta, store)
-        seen.append(self.tree.statics[0])
-        return score
-
-    monkeypatch.setattr(RootSearch, "search_root", recording)
-    Searcher(1).search(board, Limits(depth=3))
-    assert seen and set(seen) == {Position(board.copy()).evaluate()}
-    seen.clear()
-    Searcher(1).search(chess.Board("4k3/8/8/8/8/8/4q3/4K3 w - - 0 1"), Limits(depth=2))  # in check: nothing to compare
-    assert seen and set(seen) == {None}
