@@ -35,10 +35,10 @@ from search.timeman import Limits
 from search.tt import TranspositionTable
 from search.types import EXACT
 
-#: How long a fresh helper may take to start (a spawned interpreter imports
-#: the engine: about a second on an idle machine).
 #: The most search processes (main and helpers) the `Threads` option and `bench --threads` accept.
 MAX_THREADS = 512
+#: How long a fresh helper may take to start (a spawned interpreter imports
+#: the engine: about a second on an idle machine).
 HELPER_START_S = 60.0
 #: How long the main process waits for a stopped helper to say it is done
 #: before it counts that helper as hung (a helper stops within CHECK_EVERY

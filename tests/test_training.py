@@ -90,7 +90,6 @@ def _matrices(records: list[Record], tmp_path: Path, name: str) -> np.ndarray:
     return trainer.load_records([path])
 
 
-@pytest.mark.slow  # trains a net: 10 s or more
 def test_quantise_holds_weights_beyond_int16_at_its_bounds() -> None:
     """A bias or output weight past int16 is held at the bound, not wrapped round to the other sign."""
     net = trainer.FloatNet(8, np.random.default_rng(1))
@@ -101,6 +100,7 @@ def test_quantise_holds_weights_beyond_int16_at_its_bounds() -> None:
     assert list(quantised.w2[0, :2]) == [32767, -32767]
 
 
+@pytest.mark.slow  # trains a net: 10 s or more
 def test_net_learns_material_and_quantises_faithfully(tmp_path: Path) -> None:
     data = _matrices(random_records(3000, seed=3), tmp_path, "train")
     net, stats = trainer.train(data, hidden=16, epochs=12, batch=256, lr=0.01, seed=1, holdout=0.1,
