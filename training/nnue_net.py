@@ -18,6 +18,8 @@ from training.nnue_data import K
 CP_SCALE = 400
 #: The integer scales of the accumulators (QA) and of the output weights (QB).
 QA, QB = 255, 256
+#: The largest magnitude a quantised weight takes: int16's, kept symmetric.
+INT16_LIMIT = 32767
 
 
 # --- the float net -----------------------------------------------------------
@@ -233,9 +235,9 @@ class FloatNet:
             v_hat = v / (1 - beta2 ** self.steps)
             self.params[key] -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
         # Keep the quantised weights within int16.
-        np.clip(self.params["w1"], -32767 / QA, 32767 / QA, out=self.params["w1"])
+        np.clip(self.params["w1"], -INT16_LIMIT / QA, INT16_LIMIT / QA, out=self.params["w1"])
         if "w2" in self.params:
-            np.clip(self.params["w2"], -32767 / QB, 32767 / QB, out=self.params["w2"])
+            np.clip(self.params["w2"], -INT16_LIMIT / QB, INT16_LIMIT / QB, out=self.params["w2"])
 
     def cp(self, stm, other, bucket: np.ndarray | None = None) -> np.ndarray:
         return in_slices(lambda rows: self.forward(stm[rows], other[rows], _rows(bucket, rows))[0] * CP_SCALE,
@@ -244,7 +246,7 @@ class FloatNet:
 
 def _int16(values: np.ndarray) -> np.ndarray:
     """Rounded to integers and held within int16 (a plain cast would wrap a large value round to the other sign)."""
-    return np.clip(np.round(values), -32767, 32767).astype(np.int16)
+    return np.clip(np.round(values), -INT16_LIMIT, INT16_LIMIT).astype(np.int16)
 
 
 def quantise(net: FloatNet, name: str = "<trained>", correction_scale: float = 1.0) -> Net:
