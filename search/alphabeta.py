@@ -12,7 +12,6 @@ from typing import Callable
 
 import chess
 
-from search.correction import CorrectionHistory, pawn_index
 from search.features import Features
 from search.movegen import promoting_pawns
 from search.ordering import MoveOrderer
@@ -29,16 +28,11 @@ DELTA_MARGIN = 200
 #: How many nodes pass between two looks at the clock and the stop flag.
 CHECK_EVERY = 64
 #: Null-move pruning: least depth to try it; the null-move search is
-#: NULL_MOVE_REDUCTION + depth // 3 plies shallower, plus one ply for every
-#: NULL_MOVE_EVAL_STEP centipawns the static evaluation stands above beta,
-#: at most NULL_MOVE_EVAL_PLIES: the surer the cut, the less it costs.
+#: NULL_MOVE_REDUCTION + depth // 6 plies shallower.
 NULL_MOVE_MIN_DEPTH = 3
-NULL_MOVE_REDUCTION = 3
-NULL_MOVE_EVAL_STEP = 200
-NULL_MOVE_EVAL_PLIES = 2
+NULL_MOVE_REDUCTION = 2
 #: Reverse futility pruning: at depth <= RFP_MAX_DEPTH a static evaluation
-#: this many centipawns per ply above beta is trusted to hold (a ply fewer
-#: when it is improving: `AlphaBeta._improving`).
+#: this many centipawns per ply above beta is trusted to hold.
 RFP_MAX_DEPTH = 3
 RFP_MARGIN = 90
 #: Late move reductions: least depth, first move index reduced by one ply,
@@ -48,14 +42,12 @@ LMR_FIRST_MOVE = 3
 LMR_DEEPER_MOVE = 8
 #: Quiet-move pruning (`Features.quiet_pruning`), at depth <= QUIET_PRUNING_MAX_DEPTH:
 #: late move pruning skips the quiet moves after the first LMP_BASE + depth**2
-#: of them (half as many when the static evaluation is not improving), futility pruning all of them once static eval + FUTILITY_BASE +
+#: of them, futility pruning all of them once static eval + FUTILITY_BASE +
 #: FUTILITY_MARGIN * depth <= alpha.
 QUIET_PRUNING_MAX_DEPTH = 3
 LMP_BASE = 3
 FUTILITY_BASE = 80
 FUTILITY_MARGIN = 90
-#: The depths whose margins read the improving flag (`AlphaBeta._improving`).
-IMPROVING_MAX_DEPTH = max(RFP_MAX_DEPTH, QUIET_PRUNING_MAX_DEPTH)
 
 
 class SearchAborted(Exception):
@@ -73,7 +65,6 @@ class AlphaBeta:
         should_stop: Callable[[int], bool] | None = None,
         orderer: MoveOrderer | None = None,
         tablebases: Tablebases | None = None,
-        corrections: CorrectionHistory | None = None,
     ) -> None:
         self.pos = pos
         self.tt = tt
@@ -84,13 +75,6 @@ class AlphaBeta:
         self.seldepth = 0
         # Triangular PV table: pv[ply] is the best line found from that ply.
         self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
-        #: statics[ply]: the static evaluation of the node at `ply` on the current line, None in check.
-        self.statics: list[int | None] = [None] * (MAX_PLY + 2)
-        #: What corrects the static evaluation the pruning reads (`search.correction`); None
-        #: without the selective features (the exact search reads no static evaluation).
-        self.corrections: CorrectionHistory | None = None
-        if features.null_move or features.quiet_pruning:
-            self.corrections = corrections if corrections is not None else CorrectionHistory()
         self.tablebases = tablebases
         #: Most pieces at which the tree probes the tablebases (0: never).
         self.tablebase_pieces = tablebases.search_pieces if tablebases is not None else 0
@@ -156,28 +140,15 @@ class AlphaBeta:
         # nodes, or with only king and pawns, where passing may be the best
         # move (zugzwang).
         board = pos.board
-        corrections = self.corrections
-        static = None  # the corrected static evaluation, out of check when the pruning reads one
-        if corrections is not None:
-            if in_check:
-                self.statics[ply] = None
-            else:
-                raw = pos.evaluate()
-                structure = pawn_index(board)
-                # Every node out of check keeps its static evaluation: two
-                # plies down, it tells whether the side to move is doing better.
-                static = self.statics[ply] = raw + corrections.correction(board.turn, structure)
-                if (not pv_node and ply > 0 and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
-                    # (Only the shallow margins read the flag.)
-                    improving = depth <= IMPROVING_MAX_DEPTH and self._improving(ply, static)
-                    score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply, static, improving)
-                    if score is not None:
-                        return score
+        if ((features.null_move or features.quiet_pruning) and not pv_node and not in_check and ply > 0
+                and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
+            score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply)
+            if score is not None:
+                return score
 
         original_alpha = alpha
         best_score = -INFINITY
         best_move = None
-        best_tactical = False
         pvs = features.pvs
         reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
         # Only these tell quiet moves from captures (the tests' game trees have no board to ask).
@@ -226,7 +197,6 @@ class AlphaBeta:
             if score > best_score:
                 best_score = score
                 best_move = move
-                best_tactical = tactical
                 if score > alpha:
                     alpha = score
                     pv[ply] = [move, *pv[ply + 1]]
@@ -241,14 +211,6 @@ class AlphaBeta:
 
         if index < 0:
             return pos.no_moves_score(ply)
-        # The static evaluation's miss, learnt where the result says something about it: not
-        # after a capture or promotion, not a fail-high below it nor a fail-low above it, not
-        # when quiet moves were pruned unsearched (a fail-low then bounds nothing).
-        if (static is not None and not best_tactical and -TB_WIN_BOUND < best_score < TB_WIN_BOUND
-                and not (checks_only is not None and checks_only[0])
-                and not (best_score >= beta and best_score <= static)
-                and not (best_score <= original_alpha and best_score >= static)):
-            corrections.update(board.turn, structure, best_score - raw, depth)
         if features.transposition:
             self._store(key, depth, best_score, original_alpha, beta, best_move, ply)
         return best_score
@@ -274,32 +236,7 @@ class AlphaBeta:
         assert self.tablebases is not None
         return self.tablebases.probe_score(board, ply)
 
-    def static_evaluation(self) -> int:
-        """The position's static evaluation as the pruning reads it: corrected, where corrections are kept."""
-        pos = self.pos
-        if self.corrections is None:
-            return pos.evaluate()
-        board = pos.board
-        return pos.evaluate() + self.corrections.correction(board.turn, pawn_index(board))
-
-    def _improving(self, ply: int, static: int) -> bool:
-        """Is the static evaluation above the one two plies up (four, if that one was in check)?
-
-        A side whose position improves from move to move is more likely to
-        hold a fail-high, less likely to find a quiet rescue late in its
-        move list: the margins below lean on it.  With nothing to compare
-        (checks at both), it counts as improving, as in Stockfish: late move
-        pruning keeps its full count, reverse futility takes its lower margin.
-        The driver fills in ply 0, the root (`RootSearch.search_root`).
-        """
-        statics = self.statics
-        before = statics[ply - 2] if ply >= 2 else None
-        if before is None and ply >= 4:
-            before = statics[ply - 4]
-        return before is None or static > before
-
-    def _prune_by_static_eval(self, depth: int, alpha: int, beta: int, ply: int, static: int,
-                              improving: bool) -> tuple[int | None, int]:
+    def _prune_by_static_eval(self, depth: int, alpha: int, beta: int, ply: int) -> tuple[int | None, int]:
         """(A fail-high score without searching the moves, or None; how many quiet moves may be searched, 0: all).
 
         Reverse futility: near the horizon, a static evaluation far above
@@ -311,28 +248,25 @@ class AlphaBeta:
         evaluation to alpha (futility); the move loop keeps those that give
         check.  The caller leaves out PV nodes, checks and positions with
         only king and pawns (zugzwang); the null move is not made twice in a
-        row, nor near mate scores.  `static` is this node's static
-        evaluation, corrected (`search.correction`); when it is `improving`
-        (`_improving`), reverse futility trusts it a ply's margin sooner, and
-        late move pruning searches twice as many quiet moves as when it is not.
+        row, nor near mate scores.
         """
         pos = self.pos
         features = self.features
+        static = pos.evaluate()
         if features.null_move and abs(beta) < TB_WIN_BOUND:
-            if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * (depth - improving) >= beta:
+            if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta:
                 return static, 0
             move_stack = pos.board.move_stack
             if depth >= NULL_MOVE_MIN_DEPTH and static >= beta and move_stack and move_stack[-1]:
-                reduction = NULL_MOVE_REDUCTION + depth // 3 + min(NULL_MOVE_EVAL_PLIES, (static - beta) // NULL_MOVE_EVAL_STEP)
                 pos.push_null()
-                score = -self.alphabeta(depth - 1 - reduction, -beta, -beta + 1, ply + 1)
+                score = -self.alphabeta(depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta, -beta + 1, ply + 1)
                 pos.pop()
                 if score >= beta:
                     return (beta if score >= TB_WIN_BOUND else score), 0
         if features.quiet_pruning and depth <= QUIET_PRUNING_MAX_DEPTH:
             if static + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha:
                 return None, 1
-            return None, (LMP_BASE + depth * depth if improving else (LMP_BASE + depth * depth) // 2) + 1
+            return None, LMP_BASE + depth * depth + 1
         return None, 0
 
     def quiescence(self, alpha: int, beta: int, ply: int, in_check: bool | None = None) -> int:
@@ -353,19 +287,6 @@ class AlphaBeta:
         if ply >= MAX_PLY:
             return pos.evaluate()
 
-        # The table's result where it holds one (any stored depth serves
-        # quiescence's 0, at a null window); else ours is stored below, so
-        # capture sequences reached in another order are not searched again.
-        data = -1  # -1: no table
-        entry_alpha = alpha
-        if self.features.transposition:
-            key = pos.key
-            data = self.tt.probe_data(key)
-            if data and beta - alpha == 1:
-                score = score_from_tt(((data >> 10) & 0x1FFFF) - 65536, ply)  # `search.tt.decode`, inlined
-                bound = (data >> 8) & 3
-                if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
-                    return score
         board = pos.board
         if in_check is None:
             in_check = pos.in_check()
@@ -379,8 +300,6 @@ class AlphaBeta:
                 moves = self.orderer.order(board, moves, 0, ply, mailbox=pos.mailbox)
         else:
             stand_pat = pos.evaluate()
-            if self.corrections is not None:
-                stand_pat += self.corrections.correction(board.turn, pawn_index(board))
             if stand_pat >= beta:
                 return stand_pat
             best_score = stand_pat
@@ -396,14 +315,11 @@ class AlphaBeta:
         delta = self.features.delta_pruning and not in_check
         losing = self.features.see_pruning and not in_check
         mailbox = pos.mailbox
-        best_move = None
-        delta_pruned = False
         for move in moves:
             if (delta or losing) and not move.promotion:
                 # Out of check every move here is a capture; no victim on the square: en passant.
                 victim = mailbox[move.to_square] or chess.PAWN
                 if delta and stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
-                    delta_pruned = True
                     continue
                 # Only a capture of a cheaper piece can lose the exchange.
                 if losing and PIECE_VALUE[mailbox[move.from_square]] > PIECE_VALUE[victim] and see(board, move, mailbox) < 0:
@@ -415,18 +331,9 @@ class AlphaBeta:
                 best_score = score
                 if score > alpha:
                     alpha = score
-                    best_move = move
                     self.pv[ply] = [move, *self.pv[ply + 1]]
                     if score >= beta:
                         break
-        if not data and best_score > -INFINITY:
-            if best_score >= beta:
-                self.tt.store(key, 0, LOWER, best_score, best_move, ply)
-            elif best_score > entry_alpha:
-                self.tt.store(key, 0, EXACT, best_score, best_move, ply)
-            else:
-                # A capture delta pruning skipped was only judged unable to reach alpha, not best_score.
-                self.tt.store(key, 0, UPPER, entry_alpha if delta_pruned else best_score, None, ply)
         return best_score
 
 

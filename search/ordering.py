@@ -6,8 +6,7 @@ captures, most valuable victim first and least valuable attacker first among
 equal victims; then the two killer moves of this ply (quiet moves that caused
 a cutoff in a sibling); then the countermove (the quiet move that last refuted
 the opponent's previous move, wherever it was played); then quiet moves by
-their history score plus their continuation history (how often the same
-piece to the same square refuted after the opponent's last move); last the captures that lose material by static exchange
+their history score; last the captures that lose material by static exchange
 evaluation (`search.see`).  History learns from both sides of a cutoff: the
 move that refuted gains, the quiet moves tried before it (and failed) lose.
 """
@@ -47,33 +46,12 @@ class MoveOrderer:
         self.history: list[list[int]] = [[0] * 4096, [0] * 4096]
         # countermoves[previous from*64+to] = move code of the refutation.
         self.countermoves: list[int] = [0] * 4096
-        #: Continuation history: continuation[row of the opponent's last move][(piece - 1) * 64 + to],
-        #: how often this quiet move refuted after that one (see `_continuation_row`).
-        self.continuation: list[list[int]] = [[0] * 384 for _ in range(768)]
-
-    def _continuation_row(self, board: chess.Board) -> list[int] | None:
-        """The continuation-history row for the opponent's last move (its colour, piece and square); None without one.
-
-        Beside the plain history (which knows a move only by its squares),
-        this asks which quiet move answered *that* move well: a counter to a
-        particular threat.  The mover's colour is the row's other colour.
-        """
-        if not board.move_stack:
-            return None
-        last = board.move_stack[-1]
-        if not last:
-            return None
-        piece = board.piece_type_at(last.to_square)
-        if piece is None:  # castling written king-takes-rook in Chess960
-            return None
-        return self.continuation[((not board.turn) * 6 + piece - 1) * 64 + last.to_square]
 
     def clear(self) -> None:
         for pair in self.killers:
             pair[0] = pair[1] = 0
         self.history = [[0] * 4096, [0] * 4096]
         self.countermoves = [0] * 4096
-        self.continuation = [[0] * 384 for _ in range(768)]
 
     def age(self) -> None:
         """Halve history between searches so old lessons fade."""
@@ -127,7 +105,6 @@ class MoveOrderer:
         history = self.history[board.turn]
         ep = board.ep_square
         counter = self._countermove(board)
-        follow = self._continuation_row(board)
         scored = []
         for move in moves:
             to = move.to_square
@@ -148,10 +125,8 @@ class MoveOrderer:
                 score = KILLER_2
             elif code == counter:
                 score = COUNTER
-            elif follow is None:
-                score = history[move.from_square * 64 + to]
             else:
-                score = history[move.from_square * 64 + to] + follow[(mailbox[move.from_square] - 1) * 64 + to]
+                score = history[move.from_square * 64 + to]
             scored.append((score, move))
         scored.sort(key=_first, reverse=True)
         return scored
@@ -199,15 +174,6 @@ class MoveOrderer:
         if table[index] > HISTORY_MAX:
             for i, value in enumerate(table):
                 table[i] = value >> 1
-        follow = self._continuation_row(board)
-        if follow is not None:
-            # Bounded both ways, never aged: the table is too big to halve each search.
-            piece_type_at = board.piece_type_at
-            for quiet in failed:
-                index = (piece_type_at(quiet.from_square) - 1) * 64 + quiet.to_square
-                follow[index] = max(follow[index] - bonus, -HISTORY_MAX)
-            index = (piece_type_at(move.from_square) - 1) * 64 + move.to_square
-            follow[index] = min(follow[index] + bonus, HISTORY_MAX)
 
 
 def _last_move_index(board: chess.Board) -> int:

@@ -21,12 +21,8 @@ from search.types import EXACT, INFINITY, LOWER, UPPER
 from tests.reference import minimax
 from tests.test_multipv import root_values
 
-#: WAC.001: a mate in 2.
+#: WAC.001: the mate in 2 appears at depth 5, failing high three times.
 WAC_001 = "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1"
-#: WAC.009: the mate (Bh2+) appears at depth 5, past a 600 cp window.
-WAC_009 = "3q1rk1/p4pp1/2pb3p/3p4/6Pr/1PNQ4/P1PB1PP1/4RRK1 b - - 0 1"
-#: WAC.029: the best move, c6, is found at depth 5 after two fail highs.
-WAC_029 = "r2q2k1/pp1rbppp/4pn2/2P5/1P3B2/6P1/P3QPBP/1R3RK1 w - - 0 1"
 #: Depth 4 falls below depth 3's score: one fail low.
 ITALIAN_BLACK = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"
 #: Small positions where a depth-4 minimax is cheap.
@@ -104,7 +100,7 @@ def test_shallow_depths_search_the_full_window(windows) -> None:
 
 def test_fail_high_raises_beta_until_the_score_fits(windows) -> None:
     reports: list[Iteration] = []
-    result = Searcher(1).search(chess.Board(WAC_029), Limits(depth=5), on_iteration=reports.append)
+    result = Searcher(1).search(chess.Board(WAC_001), Limits(depth=5), on_iteration=reports.append)
     depth_4 = next(report for report in reports if report.depth == 4 and report.bound == EXACT)
     tries = at_depth(windows, 5)
     assert len(tries) >= 3 and all(t.fail_high for t in tries[:-1]), tries
@@ -113,7 +109,7 @@ def test_fail_high_raises_beta_until_the_score_fits(windows) -> None:
     bounds = [report for report in reports if report.depth == 5]
     assert [report.bound for report in bounds] == [LOWER] * (len(tries) - 1) + [EXACT]
     assert [report.score for report in bounds] == [t.score for t in tries]
-    assert result.score == tries[-1].score and result.pv[0] == chess.Move.from_uci("c5c6")
+    assert result.score == tries[-1].score and result.pv[0] == chess.Move.from_uci("g3g6")
 
 
 def test_fail_low_lowers_alpha_until_the_score_fits(windows) -> None:
@@ -130,7 +126,7 @@ def test_a_wide_fail_falls_back_on_the_full_window(windows, monkeypatch) -> None
     # With a 600 cp window the first doubling passes 1000 cp: straight to the full window.
     monkeypatch.setattr(search.driver, "ASPIRATION_WINDOW", 600)
     reports: list[Iteration] = []
-    Searcher(1).search(chess.Board(WAC_009), Limits(depth=5), on_iteration=reports.append)
+    Searcher(1).search(chess.Board(WAC_001), Limits(depth=5), on_iteration=reports.append)
     depth_4 = next(report for report in reports if report.depth == 4 and report.bound == EXACT)
     tries = at_depth(windows, 5)
     assert len(tries) == 2 and tries[0].fail_high and tries[1].full, tries

@@ -116,16 +116,14 @@ def test_configure_and_ping(engine):
     assert result.move in chess.Board().legal_moves
     assert "depth" in result.info, result.info
     assert "book" not in str(result.info.get("string", ""))
-    # Clear Hash empties the table: hashfull drops back to what a depth-1 search fills alone.
+    # Clear Hash empties the table: hashfull drops to 0 (a depth-1 search stores a single entry).
     engine.configure({"Hash": 1})
     board = chess.Board(MIDDLEGAME)
-    alone = engine.analyse(board, chess.engine.Limit(depth=1))["hashfull"]
-    deep = engine.analyse(board, chess.engine.Limit(depth=4))["hashfull"]
-    assert deep > alone
-    assert engine.analyse(board, chess.engine.Limit(depth=1))["hashfull"] == deep  # nothing else empties it
+    assert engine.analyse(board, chess.engine.Limit(depth=4))["hashfull"] > 0
+    assert engine.analyse(board, chess.engine.Limit(depth=1))["hashfull"] > 0  # nothing else empties it
     engine.configure({"Clear Hash": None})
     engine.ping()
-    assert engine.analyse(board, chess.engine.Limit(depth=1))["hashfull"] == alone
+    assert engine.analyse(board, chess.engine.Limit(depth=1))["hashfull"] == 0
 
 
 def test_configure_rejects_out_of_range_client_side(engine):

@@ -91,9 +91,7 @@ def stop_depth(completed: list[tuple[int, float, Iteration]], limit_ms) -> int:
 
 @pytest.mark.parametrize("scale", [0.5, 1.0, 2.0])
 def test_soft_limit_times_the_scale_ends_the_search_after_a_depth(monkeypatch, scale) -> None:
-    # 0.011 ms a node: no depth of this search ends just short of a soft limit (2 x 30 ms), where
-    # the next depth would run into the hard limit instead (depth 7 ends at 65.6 ms).
-    clock = install_node_clock(monkeypatch, 0.011)
+    clock = install_node_clock(monkeypatch, 0.01)
     constant_scale(monkeypatch, scale)
     limits = Limits(wtime=1250, btime=1250)
     budget = allocate(limits, chess.WHITE, 0)
@@ -220,11 +218,11 @@ def test_movetime_is_searched_to_the_end(monkeypatch) -> None:
     ms_per_node = 0.01
     clock = install_node_clock(monkeypatch, ms_per_node)
     record = Recorder(clock)
-    result = Searcher(1).search(START, Limits(movetime=24), move_overhead=0, on_iteration=record)
-    # Depth 6 completes past 3/4 of the time with a best move that has not changed since
+    result = Searcher(1).search(START, Limits(movetime=25), move_overhead=0, on_iteration=record)
+    # Depth 5 completes past 3/4 of the time with a best move that has not changed since
     # depth 1 (stability scale 0.75): under a clock that would end the search, here not.
-    assert 0.75 * 24 <= record.completed[5][1] < 24
-    assert 2400 <= result.nodes < 2400 + CHECK_EVERY, [(d, ms) for d, ms, _ in record.completed]
+    assert 0.75 * 25 <= record.completed[4][1] < 25
+    assert 2500 <= result.nodes < 2500 + CHECK_EVERY, [(d, ms) for d, ms, _ in record.completed]
 
 
 # --- whole games on the clock ----------------------------------------------------------------

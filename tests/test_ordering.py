@@ -58,38 +58,3 @@ def test_failed_quiet_moves_lose_history() -> None:
     # Never-tried quiet moves (history 0) come before the ones that failed,
     # and those still before the losing capture.
     assert ordered.index("d1d3") < ordered.index("e1f1") < ordered.index("d1d5")
-
-
-def test_continuation_history_ranks_a_quiet_move_by_the_opponents_last_move() -> None:
-    """After Kd7 the refutation that worked after Kd7 leads the quiet moves; after Kf7 the plain history decides."""
-    board = chess.Board(FEN)
-    board.push_san("Ke2")
-    board.push_san("Kd7")
-    orderer = MoveOrderer()
-
-    def forget_killers_and_countermoves() -> None:
-        orderer.countermoves = [0] * 4096
-        orderer.killers = [[0, 0] for _ in orderer.killers]
-
-    orderer.record_cutoff(board, chess.Move.from_uci("d1d3"), 6, 10)   # history and continuation 100
-    forget_killers_and_countermoves()
-    board.pop()
-    board.push_san("Kf7")
-    orderer.record_cutoff(board, chess.Move.from_uci("c3b5"), 6, 11, [chess.Move.from_uci("d1d3")])
-    forget_killers_and_countermoves()
-    # history: d1d3 100 - 121 = -21, c3b5 121; continuation after Kf7: c3b5 121, d1d3 -121
-    assert order(orderer, board)[1] == "c3b5"
-    board.pop()
-    board.push_san("Kd7")  # after Kd7: d1d3 has -21 + 100, c3b5 121 + 0
-    ordered = order(orderer, board)
-    assert ordered.index("c3b5") < ordered.index("d1d3")
-    orderer.record_cutoff(board, chess.Move.from_uci("d1d3"), 6, 10)   # d1d3: 79 + 200 against 121
-    forget_killers_and_countermoves()
-    assert order(orderer, board)[1] == "d1d3"
-    row = orderer._continuation_row(board)
-    assert row is not None and row[(chess.QUEEN - 1) * 64 + chess.D3] == 200
-    board.push(chess.Move.null())
-    assert orderer._continuation_row(board) is None  # after a null move there is none
-    orderer.clear()
-    board.pop()
-    assert not any(orderer._continuation_row(board) or [0])  # clear() forgets it

@@ -13,13 +13,11 @@ from typing import Iterator
 import chess
 import pytest
 
-from search.alphabeta import LMP_BASE, RFP_MARGIN, AlphaBeta
-from search.driver import RootSearch, Searcher
+from search.driver import Searcher
 from search.features import Features
 from search.movepick import quiet_moves
 from search.position import Position
 from search.timeman import Limits
-from search.tt import TranspositionTable
 from search.types import MATE
 from uci_engine.options import FEATURES_VARIABLE, search_features
 
@@ -164,94 +162,3 @@ def test_uci_handshake_names_a_bad_switch(monkeypatch: pytest.MonkeyPatch) -> No
         assert harness.lines()[-1] == "uciok"
     finally:
         harness.close()
-
-
-def test_null_move_reduces_more_with_depth_and_margin() -> None:
-    """The null-move search's depth: 3 + depth // 3 plies shallower, one more a 200 cp margin above beta, at most two."""
-    from search import alphabeta
-    from search.tt import TranspositionTable
-    depths: list[int] = []
-
-    class Probe(alphabeta.AlphaBeta):
-        def alphabeta(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-            if ply == 1:
-                depths.append(depth)
-                return alpha  # the null move fails high (its alpha is -beta): the node is cut
-            return super().alphabeta(depth, alpha, beta, ply)
-
-    board = chess.Board(MIDDLEGAMES[0])
-    board.push(next(iter(board.legal_moves)))  # a last move that is not a null move
-    for beta_below in (0, 450, 1000):
-        tree = Probe(Position(board), TranspositionTable(1), Features())
-        static = tree.pos.evaluate()
-        score, _ = tree._prune_by_static_eval(9, static - beta_below - 1, static - beta_below, 0, static, True)
-        assert score is not None  # cut by the null move
-    # 9 - 1 - (3 + 9 // 3), then one ply for each 200 cp above beta, at most two
-    assert depths == [2, 0, 0]
-
-
-def test_quiescence_stores_its_result_and_a_null_window_reads_it_back() -> None:
-    """A quiescence search leaves its score in the table at depth 0; the same null window then returns at once."""
-    from search.alphabeta import AlphaBeta
-    from search.tt import TranspositionTable
-    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
-    board.push_san("Ng5")  # threats on f7: captures to resolve
-    board.push_san("d5")
-    tt = TranspositionTable(1)
-    tree = AlphaBeta(Position(board), tt, Features())
-    score = tree.quiescence(-50, 50, 0)
-    first = tree.nodes
-    assert tt.probe_data(tree.pos.key)  # stored
-    tree.nodes = 0
-    window = (score - 1, score) if score > -50 else (score, score + 1)
-    again = tree.quiescence(*window, 0)
-    assert tree.nodes == 1 < first  # read back: no move searched
-    assert (again >= window[1]) == (score >= window[1])  # the same side of the window
-
-
-# --- the improving flag --------------------------------------------------------------------------
-
-
-def improving_tree(statics: dict[int, int | None]) -> AlphaBeta:
-    tree = AlphaBeta(Position(chess.Board()), TranspositionTable(1))
-    for ply, static in statics.items():
-        tree.statics[ply] = static
-    return tree
-
-
-def test_improving_compares_with_two_plies_up_then_four() -> None:
-    assert improving_tree({0: 50})._improving(2, 60)
-    assert not improving_tree({0: 50})._improving(2, 50)
-    assert not improving_tree({0: 50, 2: None})._improving(4, 40)  # ply 2 was in check: ply 0 decides
-    assert improving_tree({0: None, 2: None})._improving(4, -500)  # nothing to compare: counts as improving
-    assert improving_tree({})._improving(1, -500)
-
-
-def test_improving_widens_late_move_pruning_and_tightens_reverse_futility() -> None:
-    tree = improving_tree({})
-    static = tree.pos.evaluate()
-    # Far from both margins: only the move count differs, LMP_BASE + depth**2 quiet moves or half as many.
-    assert tree._prune_by_static_eval(2, static - 1000, static + 1000, 3, static, True) == (None, LMP_BASE + 4 + 1)
-    assert tree._prune_by_static_eval(2, static - 1000, static + 1000, 3, static, False) == (None, (LMP_BASE + 4) // 2 + 1)
-    # A static evaluation one ply's margin above beta holds at depth 2 only when improving.
-    beta = static - RFP_MARGIN
-    assert tree._prune_by_static_eval(2, beta - 1, beta, 3, static, True)[0] == static
-    assert tree._prune_by_static_eval(2, beta - 1, beta, 3, static, False)[0] != static
-
-
-def test_the_root_keeps_its_static_evaluation_for_its_grandchildren(monkeypatch: pytest.MonkeyPatch) -> None:
-    board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9")
-    seen: list[int | None] = []
-    real_root = RootSearch.search_root
-
-    def recording(self, moves, depth, alpha, beta, store=True):
-        score = real_root(self, moves, depth, alpha, beta, store)
-        seen.append(self.tree.statics[0])
-        return score
-
-    monkeypatch.setattr(RootSearch, "search_root", recording)
-    Searcher(1).search(board, Limits(depth=3))
-    assert seen and set(seen) == {Position(board.copy()).evaluate()}
-    seen.clear()
-    Searcher(1).search(chess.Board("4k3/8/8/8/8/8/4q3/4K3 w - - 0 1"), Limits(depth=2))  # in check: nothing to compare
-    assert seen and set(seen) == {None}
