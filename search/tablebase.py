@@ -451,7 +451,11 @@ def tablebase_score(root: RootResult, search_score: int) -> int:
 
 
 def split_paths(paths: str) -> list[str]:
-    """Directories in an os.pathsep-separated list; `<empty>` and blanks mean none."""
+    """Directories in an os.pathsep-separated list; `<empty>` and blanks mean none.
+
+    A leading `~` is the home folder, as a shell would read it: a GUI's or a
+    user's option value has been through no shell.
+    """
     if paths.strip() in NO_PATHS:
         return []
-    return [part.strip() for part in paths.split(os.pathsep) if part.strip() not in NO_PATHS]
+    return [os.path.expanduser(part.strip()) for part in paths.split(os.pathsep) if part.strip() not in NO_PATHS]

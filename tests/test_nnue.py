@@ -525,6 +525,15 @@ def test_eval_file_loaded_while_use_nnue_is_off_says_it_is_not_in_use(tmp_path: 
     assert any(line.startswith("NNUE evaluation:") and "not in use" in line for line in lines)
 
 
+def test_eval_file_reads_a_leading_tilde_as_home(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # (the engine below inherits it)
+    random_net(8, seed=5).save(tmp_path / "custom.nnue")
+    lines = _uci(["uci", "setoption name EvalFile value ~/custom.nnue", "eval"])
+    assert any(line.startswith("info string NNUE evaluation using") for line in lines), lines
+    expected = random_net(8, seed=5).evaluate(chess.Board())
+    assert any(line.startswith("NNUE evaluation:") and f"{expected / 100:+.2f} (side to move)" in line for line in lines)
+
+
 #: The packages an engine needs to run from a copy of the source tree.
 ENGINE_PACKAGES = ("uci_engine", "search", "eval", "opening_book")
 #: Searched by the engines compared below: a middlegame where the net and the classical evaluation differ.

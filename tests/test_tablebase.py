@@ -119,6 +119,12 @@ def test_split_paths() -> None:
     assert split_paths(f" /a {os.pathsep}{os.pathsep}/b") == ["/a", "/b"]
 
 
+def test_split_paths_reads_a_leading_tilde_as_home(monkeypatch, tmp_path: Path) -> None:
+    """A GUI's option value went through no shell: `~/syzygy` still means the home folder's."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert split_paths(f"~/syzygy{os.pathsep}/a/~b") == [str(tmp_path / "syzygy"), "/a/~b"]
+
+
 def test_bad_syzygy_paths_are_explained(tmp_path: Path) -> None:
     afile = tmp_path / "KQvK.txt"
     afile.write_text("not a table")

@@ -209,6 +209,15 @@ def test_book_file_change_reopens_the_book(uci, tmp_path: Path) -> None:
         assert uci.engine._book is not None and uci.engine._book.path == book
 
 
+def test_a_book_path_reads_a_leading_tilde_as_home(uci, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    write_book(tmp_path / "e4.bin", [entry("", "e2e4", 1)])
+    uci.send("setoption name BookFile value ~/e4.bin")
+    assert book_move_played(uci, "go movetime 60000")
+    assert uci.bestmoves()[-1] == "bestmove e2e4"
+    assert uci.engine._book is not None and uci.engine._book.path == tmp_path / "e4.bin"
+
+
 def test_a_path_keeps_its_whitespace(uci, tmp_path: Path) -> None:
     """`my  book.bin` (two spaces) is that file, not `my book.bin`: the value is taken as written."""
     two_spaces = write_book(tmp_path / "my  book.bin", [entry("", "d2d4", 1)])

@@ -7,6 +7,7 @@ prints exactly one `bestmove` per `go`.
 from __future__ import annotations
 
 import io
+import os
 import random
 import sys
 import threading
@@ -364,7 +365,7 @@ class UciEngine:
             path = str(self.options["BookFile"]).strip()
             if path == NO_BOOK:
                 return None  # asked for none: not a file that is missing
-            book = OpeningBook(None if path in ("", DEFAULT_BOOK) else path)
+            book = OpeningBook(None if path in ("", DEFAULT_BOOK) else os.path.expanduser(path))
             if book.error:
                 self.out.info_string(f"{book.error}; playing without a book")
                 return None
@@ -401,7 +402,7 @@ class UciEngine:
         path = str(option.value).strip()
         self.wait_for_search()  # the search must not change evaluation midway
         try:
-            net = nnue.load(nnue.BUNDLED if path in ("", BUNDLED_NET) else path)
+            net = nnue.load(nnue.BUNDLED if path in ("", BUNDLED_NET) else os.path.expanduser(path))
         except nnue.NetError as error:
             kept = "the previous net" if self._net is not None else "the classical evaluation"
             self.out.info_string(f"EvalFile not loaded: {error}; keeping {kept}")
