@@ -42,3 +42,20 @@ def test_kept_loss_reads_the_trainer_log() -> None:
     assert kept_loss("epoch 3: ...\nkept epoch 8 (valid loss 0.006397)\n") == (8, 0.006397)
     with pytest.raises(RuntimeError):
         kept_loss("no such line")
+
+
+def test_the_default_recipe_is_the_bundled_nets_first_step() -> None:
+    """docs/nnue.md's first training command, less where it reads and writes, is the default recipe."""
+    import re
+    import shlex
+
+    from training.data_scaling import BUNDLED_RECIPE
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "nnue.md").read_text(encoding="utf-8")
+    command = re.search(r"python -m training\.nnue (.*?)\n(?!  )", docs.replace("\\\n", ""), re.S)
+    assert command is not None
+    words = shlex.split(command.group(1))
+    for flag, takes_value in (("--data", True), ("--out", True), ("--compare", True), ("--no-progress", False)):
+        at = words.index(flag)
+        del words[at:at + 1 + takes_value]
+    assert words == BUNDLED_RECIPE

@@ -7,7 +7,7 @@ lever is more data or something else (docs/nnue.md, "data is the lever").
 
     python -m training.data_scaling --data data/nnue --shares 0.25 0.5 1.0 --seed 5 --out /tmp/scale
 
-The recipe after `--` replaces the default one (the bundled net's).
+The recipe after `--` replaces the default one (the bundled net's first step).
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ from pathlib import Path
 from training.nnue_data import holdout_files
 from training.chunks import Chunk, list_chunks
 
-BUNDLED_RECIPE = ["--seed", "1", "--hidden", "128", "--epochs", "10", "--lambda", "1.0", "--mirror",
-                  "--weight-decay", "0.05", "--lr", "5e-4", "--correction-scale", "0.5"]
+#: The bundled net's first step (docs/nnue.md, "How to train a net"): its second, the layer stacks,
+#: fine-tunes the first's file and so asks nothing more of the data.
+BUNDLED_RECIPE = ["--seed", "1", "--hidden", "512", "--epochs", "10", "--lambda", "0.8", "--mirror",
+                  "--weight-decay", "0.05", "--lr", "5e-4", "--layer2", "32", "--buckets", "8"]
 HOLDOUT = 0.05
 
 
