@@ -34,3 +34,25 @@ def test_a_net_loses_nothing_on_its_own_scores_and_much_on_their_negation(tmp_pa
 def test_no_held_out_files_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         held_out_loss.main([str(BUNDLED), "--data", str(tmp_path)])
+
+
+def test_a_position_a_training_file_also_holds_is_not_held_out(tmp_path: Path, capsys) -> None:
+    """As the trainer loads the data: de-duplicated over all files, the first occurrence kept."""
+    from training.chunks import list_chunks
+    from training.nnue_data import holdout_files
+
+    net = nnue.load(BUNDLED)
+    positions = boards(30, seed=7)
+    names = [f"play-{index:04d}.psd.xz" for index in range(40)]
+    for name in names:
+        (tmp_path / name).write_bytes(b"")
+    held = dict(zip((chunk.file_name for chunk in list_chunks(tmp_path)), holdout_files(list_chunks(tmp_path), 0.5)))
+    for name in names:
+        (tmp_path / name).unlink()
+    trained = next(name for name in names if not held[name])
+    kept = next(name for name in names if held[name] and name > trained)
+    write_chunk(tmp_path / trained, [Record(board, net.evaluate(board), RESULT_UNKNOWN) for board in positions[:20]])
+    write_chunk(tmp_path / kept, [Record(board, net.evaluate(board), RESULT_UNKNOWN) for board in positions[10:]])
+    assert held_out_loss.main([str(BUNDLED), "--data", str(tmp_path), "--holdout", "0.5"]) == 0
+    # positions[10:20] are in the training file first: only positions[20:] are held out.
+    assert capsys.readouterr().out.splitlines()[0].startswith("10 held-out positions from 1 files")

@@ -51,13 +51,17 @@ def main(argv: list[str] | None = None) -> int:
     except nnue.NetError as error:
         parser.error(str(error))
     paths = list_chunks(args.data)
-    held_paths = [path for path, held in zip(paths, holdout_files(paths, args.holdout)) if held]
-    if not held_paths:
+    held_files = holdout_files(paths, args.holdout)
+    if not held_files.any():
         parser.error(f"no held-out files under {args.data}")
-    records, files = load_chunks(held_paths, play_results=args.play_results)
-    kinds = np.array([chunk_name(path).split("-")[0] for path in held_paths])[files]
+    # All files, de-duplicated as the trainer loads them: a held-out file's
+    # position that a training file holds too is a training position there.
+    records, files = load_chunks(paths, play_results=args.play_results)
+    held = held_files[files]
+    records = records[held]
+    kinds = np.array([chunk_name(path).split("-")[0] for path in paths])[files[held]]
     target = targets(records, args.teacher_share)
-    print(f"{len(records)} held-out positions from {len(held_paths)} files; target {args.teacher_share:g} teacher"
+    print(f"{len(records)} held-out positions from {int(held_files.sum())} files; target {args.teacher_share:g} teacher"
           f" + {1 - args.teacher_share:g} result{' (play results inferred)' if args.play_results else ''}")
     for path, net in zip(args.nets, nets):
         result = losses(net, records, kinds, target)
