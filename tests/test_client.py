@@ -126,6 +126,12 @@ def test_configure_and_ping(engine):
     assert engine.analyse(board, chess.engine.Limit(depth=1))["hashfull"] == 0
 
 
+def test_no_legal_move_is_no_move_to_python_chess(engine):
+    """Checkmated or stalemated: python-chess hears `bestmove (none)` as no move, not a null move to push."""
+    for fen in ("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"):
+        assert engine.play(chess.Board(fen), chess.engine.Limit(depth=2)).move is None
+
+
 def test_configure_rejects_out_of_range_client_side(engine):
     with pytest.raises(chess.engine.EngineError):
         engine.configure({"Hash": 99999})

@@ -797,10 +797,10 @@ def test_go_mate_finds_the_mate(uci):
     "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",   # stalemate
     "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1",   # checkmate
 ])
-def test_go_without_legal_moves_gives_null_bestmove(uci, fen):
+def test_go_without_legal_moves_gives_no_bestmove(uci, fen):
     uci.send(f"position fen {fen}")
     uci.send("go depth 3")
-    assert uci.wait_for_bestmoves() == ["bestmove 0000"]
+    assert uci.wait_for_bestmoves() == ["bestmove (none)"]
     # The score line first, as Stockfish sends it: mated, or a draw.
     mated = chess.Board(fen).is_check()
     assert uci.lines()[-2] == ("info depth 0 score mate 0" if mated else "info depth 0 score cp 0")

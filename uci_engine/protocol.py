@@ -294,14 +294,15 @@ class UciEngine:
         if best is None or best not in board.legal_moves:
             best = next(iter(board.legal_moves), None)
             ponder = None
-        if best is None:  # checkmated or stalemated: say which, as Stockfish does, before `bestmove 0000`
+        if best is None:  # checkmated or stalemated: say which, as Stockfish does, before `bestmove (none)`
             self.out.send(f"info depth 0 score {'mate 0' if board.is_check() else 'cp 0'}")
         if limits.infinite or (limits.ponder and not self._ponderhit.is_set()):
             # UCI: while pondering or in infinite mode, bestmove waits for
             # `stop` (or `ponderhit`) even if the search ended by itself.
             self._release.wait()
         if best is None:
-            self.out.send("bestmove 0000")
+            # Stockfish's word for no move; python-chess reads it as None (`0000` would be a null move to push).
+            self.out.send("bestmove (none)")
         elif ponder is not None:
             self.out.send(f"bestmove {best.uci()} ponder {ponder.uci()}")
         else:
