@@ -399,6 +399,21 @@ def test_parse_position_moves_without_setup_keeps_current():
     assert len(messages) == 1 and "position unchanged" in messages[0]
 
 
+@pytest.mark.parametrize("setup, fen", [
+    (f"fen {KIWIPETE} e2e4 e7e5".split(), KIWIPETE),
+    ("startpos e2e4".split(), chess.STARTING_FEN),
+])
+def test_parse_position_words_after_the_position_are_said_and_ignored(setup, fen):
+    """Moves without the word `moves`: the position is set (not the old one kept), the words named."""
+    current = chess.Board("4k3/8/8/8/8/8/8/4K2R w K - 0 1")
+    board, messages = parse_position(setup, current)
+    assert board.fen() == fen
+    assert len(messages) == 1 and "ignored" in messages[0] and "e2e4" in messages[0]
+    # The moves that do follow `moves` are still played.
+    board, messages = parse_position([*setup, "moves", "a2a3"], current)
+    assert board.move_stack == [chess.Move.from_uci("a2a3")] and len(messages) == 1
+
+
 def test_board_from_fen_valid_has_no_fixes():
     result = board_from_fen(KIWIPETE)
     assert not isinstance(result, str)

@@ -23,7 +23,8 @@ def parse_position(tokens: list[str], current: chess.Board, chess960: bool = Fal
 
     Defined behaviour on bad input (documented in the README):
     * a malformed or impossible FEN is rejected and the previous position is
-      kept unchanged;
+      kept unchanged; words after a FEN's six fields (or after `startpos`)
+      are reported and ignored;
     * an illegal or unparsable move, or the null move `0000` (a pass is no
       move of a game), stops the move list there: the moves before it are
       played, the rest ignored.
@@ -41,6 +42,13 @@ def parse_position(tokens: list[str], current: chess.Board, chess960: bool = Fal
 
     if not setup:
         return current, ["position: expected 'startpos' or 'fen' before 'moves'; position unchanged"]
+    # A FEN has six fields at most: what follows them (or `startpos`) is no part of the
+    # position, most likely moves without the word `moves`.  Ignored, as Stockfish does, but said.
+    fields = 1 if setup[0] == "startpos" else 7
+    if len(setup) > fields:
+        messages.append(f"position: ignored {' '.join(setup[fields:])!r} after the position"
+                        " (moves follow the word 'moves')")
+        setup = setup[:fields]
     if setup[0] == "startpos":
         board = chess.Board(chess960=chess960)
     elif setup[0] == "fen":
