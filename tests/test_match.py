@@ -319,6 +319,11 @@ def test_pawnstorm_against_itself_at_a_few_nodes(capsys: pytest.CaptureFixture, 
     assert "faults: 0" in out and re.search(r"Elo a - b: [+-][\d.]+ \[", out)
     text = pgn.read_text()
     assert text.count("[Result ") == 4 and text.count('[SetUp "1"]') == 4
+    # Every move carries its mover's score; at fixed nodes no time is written.
+    game = chess.pgn.read_game(io.StringIO(text))
+    assert game is not None
+    nodes = list(game.mainline())
+    assert nodes and all(node.eval() is not None and node.clock() is None for node in nodes), text
 
 
 @pytest.mark.parametrize("mode, kind, extra", [
@@ -369,6 +374,9 @@ def test_an_xboard_engine_plays_a_uci_engine_on_the_clock(capsys: pytest.Capture
     for _ in range(2):
         game = chess.pgn.read_game(stream)
         assert game is not None and len(list(game.mainline_moves())) >= 10, games  # both sides moved, legally
+        # On the clock every move carries its think time and the clock left after it.
+        for node in game.mainline():
+            assert node.emt() is not None and 0 <= node.clock() <= 5 + 0.05 * len(list(game.mainline_moves()))
 
 
 def test_an_xboard_engine_is_told_the_time_control_once_a_game(capsys: pytest.CaptureFixture, tmp_path: Path,

@@ -151,10 +151,17 @@ def play_game(job: Job, args: argparse.Namespace, on_move: Callable[[Move], None
     hung: set[chess.Color] = set()  # engines that stopped answering: closed, not asked to quit
     board = job.start.copy()
     faults: list[Fault] = []
+    played: list[Move] = []  # every move pushed, for the PGN's comments
+
+    def record(move: Move) -> None:
+        played.append(move)
+        if on_move is not None:
+            on_move(move)
+
     try:
         for colour, spec in specs.items():
             engines[colour] = _start(spec, colour, args)
-        result, reason = _play_out(specs, engines, hung, board, job, args, on_move)
+        result, reason = _play_out(specs, engines, hung, board, job, args, record)
     except Forfeit as forfeit:
         faults.append(forfeit.fault)
         result, reason = LOSS[forfeit.colour], forfeit.reason
@@ -163,7 +170,21 @@ def play_game(job: Job, args: argparse.Namespace, on_move: Callable[[Move], None
     game = chess.pgn.Game.from_board(board)
     game.headers.update(White=job.white.name, Black=job.black.name, Result=result,
                         Round=f"{job.pair + 1}.{job.number % 2 + 1}", Termination=reason)
+    for node, move in zip(game.mainline(), played):
+        _annotate(node, move)
     return GameResult(job.number, job.pair, job.white.name, job.black.name, result, reason, faults, str(game))
+
+
+def _annotate(node: chess.pgn.ChildNode, move: Move) -> None:
+    """The mover's score and, on a clock, its think time and clock after the move, as lichess and
+    cutechess write them (`[%eval 0.25] [%emt 0:00:00.53] [%clk 0:00:08.40]`): a game's time use
+    can be read back.  Without a clock no time is written, so a game at fixed nodes is the same
+    text however fast the machine."""
+    if move.score is not None:
+        node.set_eval(move.score)
+    if move.clock_left is not None:
+        node.set_emt(move.seconds)
+        node.set_clock(max(move.clock_left, 0.0))
 
 
 def play_pair(jobs: Sequence[Job], args: argparse.Namespace,
