@@ -378,6 +378,25 @@ def test_annotate_says_at_once_that_the_output_cannot_be_written(tmp_path: Path,
     assert "positions," not in err  # said before any search
 
 
+@pytest.mark.parametrize("graph", [".", "{tmp}", "{tmp}/absent/eval.png"])
+def test_annotate_says_at_once_that_the_graph_cannot_be_written(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                graph: str) -> None:
+    """A folder, or a file in a folder that is not there: said before the searches (two games: numbered names)."""
+    source = tmp_path / "games.pgn"
+    source.write_text(HANGING_QUEEN_PGN + "\n\n" + SCHOLARS_MATE_PGN, encoding="utf-8")
+    status, _, err = run_main(["annotate", str(source), "--nodes", "200", "--graph", graph.format(tmp=tmp_path)],
+                              capsys)
+    assert status == 1 and "annotate: cannot write the graph: " in err, err
+    assert "positions," not in err and "Traceback" not in err
+
+
+def test_annotate_finds_no_game_in_text_that_is_not_pgn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "notes.txt"
+    source.write_text("hello world\n\nSome prose, and another paragraph.\n", encoding="utf-8")
+    status, out, err = run_main(["annotate", str(source), "--nodes", "200"], capsys)
+    assert status == 1 and "no games found" in err and "not a game" in err and out == ""
+
+
 def test_annotate_names_text_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "latin1.pgn"
     source.write_bytes(HANGING_QUEEN_PGN.replace("Alice", "Caf\u00e9").encode("latin-1"))

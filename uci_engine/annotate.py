@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import io
 import logging
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,6 +211,18 @@ def matplotlib_available() -> bool:
     return True
 
 
+def graph_problem(path: str) -> str | None:
+    """Why the graph cannot be written at `path`, found before the searches, or None."""
+    target = Path(path)
+    if not target.name or target.is_dir():
+        return f"{path!r} is a folder, not a file name"
+    if not target.parent.is_dir():
+        return f"no folder {str(target.parent)!r}"
+    if not os.access(target.parent, os.W_OK):
+        return f"folder {str(target.parent)!r} is not writable"
+    return None
+
+
 def graph_paths(path: str, games: int) -> list[Path]:
     target = Path(path)
     if games == 1:
@@ -331,8 +344,11 @@ def _unusable(game: chess.pgn.Game) -> str | None:
         return f"variant {game.headers.get('Variant', '?')!r} (standard chess and Chess960 only)"
     if not board.is_valid():
         return f"its start position is impossible ({board.fen()})"
-    if game.errors and game.next() is None:
-        return "no moves and no readable game in it"
+    if game.next() is None:
+        if game.errors:
+            return "no moves and no readable game in it"
+        if dict(game.headers) == dict(chess.pgn.Headers()):
+            return "no tags and no moves: not a game (text that is not PGN reads as such)"
     return None
 
 
@@ -357,6 +373,9 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"annotate: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
             return 1
+    if args.graph and graph_problem(args.graph):
+        print(f"annotate: cannot write the graph: {graph_problem(args.graph)}", file=sys.stderr)
+        return 1
     can_graph = True
     if args.graph and not matplotlib_available():
         can_graph = False
