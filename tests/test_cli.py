@@ -447,6 +447,14 @@ def test_bench_and_perft_are_still_subcommands(capsys: pytest.CaptureFixture[str
     assert status == 0 and "Nodes searched  : " in out
 
 
+def test_perft_fen_is_checked_as_analyse_checks_it(capsys: pytest.CaptureFixture[str]) -> None:
+    """A repaired FEN is noted; a bad one is the perft command's usage error."""
+    status, out, err = run_main(["perft", "1", "--fen", "4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1"], capsys)
+    assert status == 0 and "Nodes searched: 5" in out and "note: " in err and "castling" in err
+    err = expect_usage_error(["perft", "1", "--fen", "not a fen"], capsys)
+    assert "usage: pawnstorm perft" in err and "invalid FEN" in err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["perft", "0"], "positive whole number"),
     (["bench", "-3"], "positive whole number"),

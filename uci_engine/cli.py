@@ -21,8 +21,7 @@ import chess
 
 from eval.nnue import default_net
 from uci_engine import analyse, annotate, epd
-from uci_engine.cli_support import positive_int
-from uci_engine.position_cmd import board_from_fen
+from uci_engine.cli_support import fen_board, positive_int
 from uci_engine.protocol import UciEngine
 from search.smp import MAX_THREADS
 from search.tablebase import Tablebases
@@ -115,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                            help="processes searching each position (Lazy SMP); the time is then the time to depth")
     perft_cmd = commands.add_parser("perft", help="count leaf nodes of the move tree")
     perft_cmd.add_argument("depth", type=positive_int)
-    perft_cmd.add_argument("--fen", default=chess.STARTING_FEN)
+    perft_cmd.add_argument("--fen", type=fen_board, default=chess.STARTING_FEN)
     analyse.register(commands)
     epd.register(commands)
     annotate.register(commands)
@@ -141,10 +140,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         bench(args.depth, net=default_net(), tablebases=_bench_tablebases(args.syzygy), threads=args.threads,
               features=features)
     elif args.command == "perft":
-        board = board_from_fen(args.fen)
-        if isinstance(board, str):
-            parser.error(board)
-        divide(board[0], args.depth)
+        divide(args.fen, args.depth)
     else:
         return _serve()
     return 0
