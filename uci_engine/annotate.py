@@ -373,8 +373,9 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"annotate: cannot write {args.output}: {error.strerror or error}", file=sys.stderr)
             return 1
-    if args.graph and graph_problem(args.graph):
-        print(f"annotate: cannot write the graph: {graph_problem(args.graph)}", file=sys.stderr)
+    problem = graph_problem(args.graph) if args.graph else None
+    if problem is not None:  # said now, not after the searches, as for -o
+        print(f"annotate: cannot write the graph: {problem}", file=sys.stderr)
         return 1
     can_graph = True
     if args.graph and not matplotlib_available():

@@ -122,13 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     try:
-        return _run(args, parser)
+        return _run(args)
     except KeyboardInterrupt:
         print(f"\n{args.command}: interrupted", file=sys.stderr)
         return 130
 
 
-def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def _run(args: argparse.Namespace) -> int:
     """The subcommand `args` names."""
     handler = getattr(args, "handler", None)
     if handler is not None:
