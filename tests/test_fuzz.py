@@ -242,8 +242,8 @@ def settle(engine: RawEngine, fuzzer: Fuzzer, bestmoves: list[str]) -> None:
     for line, board in zip(bestmoves, fuzzer.pending):
         parts = line.split()
         assert len(parts) in (2, 4), f"malformed {line!r}\n{engine.context()}"
-        if parts[1] == "0000":
-            assert not any(board.legal_moves), f"null move in {board.fen()} with legal moves\n{engine.context()}"
+        if parts[1] == "(none)":
+            assert not any(board.legal_moves), f"no move in {board.fen()} with legal moves\n{engine.context()}"
             continue
         move = chess.Move.from_uci(parts[1])
         assert move in board.legal_moves, f"illegal {line!r} for {board.fen()}\n{engine.context()}"
