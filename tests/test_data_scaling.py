@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+import re
+import shlex
 from pathlib import Path
 
 import pytest
 
 from training.chunks import Chunk, list_chunks
-from training.data_scaling import kept_loss, link_share
+from training.data_scaling import BUNDLED_RECIPE, kept_loss, link_share
 from training.nnue_data import holdout_files
 
 
@@ -46,11 +48,6 @@ def test_kept_loss_reads_the_trainer_log() -> None:
 
 def test_the_default_recipe_is_the_bundled_nets_first_step() -> None:
     """docs/nnue.md's first training command, less where it reads and writes, is the default recipe."""
-    import re
-    import shlex
-
-    from training.data_scaling import BUNDLED_RECIPE
-
     docs = (Path(__file__).resolve().parent.parent / "docs" / "nnue.md").read_text(encoding="utf-8")
     command = re.search(r"python -m training\.nnue (.*?)\n(?!  )", docs.replace("\\\n", ""), re.S)
     assert command is not None

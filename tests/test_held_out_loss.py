@@ -8,7 +8,8 @@ import pytest
 from eval import nnue
 from tests.test_score_scale import boards
 from tools import held_out_loss
-from training.chunks import write_chunk
+from training.chunks import list_chunks, write_chunk
+from training.nnue_data import holdout_files
 from training.records import RESULT_UNKNOWN, Record
 
 BUNDLED = Path(nnue.__file__).with_name("default.nnue")
@@ -38,15 +39,13 @@ def test_no_held_out_files_is_an_error(tmp_path: Path) -> None:
 
 def test_a_position_a_training_file_also_holds_is_not_held_out(tmp_path: Path, capsys) -> None:
     """As the trainer loads the data: de-duplicated over all files, the first occurrence kept."""
-    from training.chunks import list_chunks
-    from training.nnue_data import holdout_files
-
     net = nnue.load(BUNDLED)
     positions = boards(30, seed=7)
     names = [f"play-{index:04d}.psd.xz" for index in range(40)]
     for name in names:
         (tmp_path / name).write_bytes(b"")
-    held = dict(zip((chunk.file_name for chunk in list_chunks(tmp_path)), holdout_files(list_chunks(tmp_path), 0.5)))
+    chunks = list_chunks(tmp_path)
+    held = {chunk.file_name: is_held for chunk, is_held in zip(chunks, holdout_files(chunks, 0.5))}
     for name in names:
         (tmp_path / name).unlink()
     trained = next(name for name in names if not held[name])
