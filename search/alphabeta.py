@@ -28,13 +28,9 @@ DELTA_MARGIN = 200
 #: How many nodes pass between two looks at the clock and the stop flag.
 CHECK_EVERY = 64
 #: Null-move pruning: least depth to try it; the null-move search is
-#: NULL_MOVE_REDUCTION + depth // 3 plies shallower, plus one ply for every
-#: NULL_MOVE_EVAL_STEP centipawns the static evaluation stands above beta, at
-#: most NULL_MOVE_EVAL_PLIES: the surer the cut, the less it costs.
+#: NULL_MOVE_REDUCTION + depth // 6 plies shallower.
 NULL_MOVE_MIN_DEPTH = 3
-NULL_MOVE_REDUCTION = 3
-NULL_MOVE_EVAL_STEP = 200
-NULL_MOVE_EVAL_PLIES = 2
+NULL_MOVE_REDUCTION = 2
 #: Reverse futility pruning: at depth <= RFP_MAX_DEPTH a static evaluation
 #: this many centipawns per ply above beta is trusted to hold.
 RFP_MAX_DEPTH = 3
@@ -262,9 +258,8 @@ class AlphaBeta:
                 return static, 0
             move_stack = pos.board.move_stack
             if depth >= NULL_MOVE_MIN_DEPTH and static >= beta and move_stack and move_stack[-1]:
-                reduction = NULL_MOVE_REDUCTION + depth // 3 + min(NULL_MOVE_EVAL_PLIES, (static - beta) // NULL_MOVE_EVAL_STEP)
                 pos.push_null()
-                score = -self.alphabeta(depth - 1 - reduction, -beta, -beta + 1, ply + 1)
+                score = -self.alphabeta(depth - 1 - NULL_MOVE_REDUCTION - depth // 6, -beta, -beta + 1, ply + 1)
                 pos.pop()
                 if score >= beta:
                     return (beta if score >= TB_WIN_BOUND else score), 0
