@@ -99,11 +99,27 @@ def legal_moves(board: chess.Board, from_mask: chess.Bitboard = _ALL,
             targets = _KNIGHT_ATTACKS[frm] & targets_all
         elif bit & kings:
             targets = _KING_ATTACKS[frm] & targets_all
-            while targets:
-                to = targets.bit_length() - 1
-                targets ^= 1 << to
-                if not board.attackers_mask(not us, to):
-                    append(MOVES[frm][to])
+            if targets:
+                # `board.attackers_mask(not us, to)`, inlined with the cheap
+                # pieces first: the side is not in check, so no slider sees
+                # through the king to a square behind it.
+                row = MOVES[frm]
+                pawn_attacks = _PAWN_ATTACKS[us]
+                enemy_pawns = board.pawns & theirs
+                enemy_knights = knights & theirs
+                enemy_kings = kings & theirs
+                straight = (rooks | queens) & theirs
+                diagonal = (bishops | queens) & theirs
+                while targets:
+                    to = targets.bit_length() - 1
+                    targets ^= 1 << to
+                    if (pawn_attacks[to] & enemy_pawns or _KNIGHT_ATTACKS[to] & enemy_knights
+                            or _KING_ATTACKS[to] & enemy_kings
+                            or diagonal and _DIAG_ATTACKS[to][_DIAG_MASKS[to] & occupied] & diagonal
+                            or straight and (_RANK_ATTACKS[to][_RANK_MASKS[to] & occupied]
+                                             | _FILE_ATTACKS[to][_FILE_MASKS[to] & occupied]) & straight):
+                        continue
+                    append(row[to])
             continue
         else:
             targets = 0
