@@ -8,7 +8,6 @@ mates are `MATE - plies` so that shorter mates score higher.
 """
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import chess
@@ -36,20 +35,11 @@ NULL_MOVE_REDUCTION = 2
 #: this many centipawns per ply above beta is trusted to hold.
 RFP_MAX_DEPTH = 3
 RFP_MARGIN = 90
-#: Late move reductions: least depth, and the first move index reduced.  A
-#: late quiet move is reduced by LMR_BASE + ln(depth) * ln(move number) /
-#: LMR_DIVISOR plies, one less at PV nodes, at least one, and never so much
-#: that the reduced search drops into quiescence: in `bench` 6 (main until
-#: this table) fewer than 1.3% of the moves reduced by one ply, and 0.3% of
-#: those by two, failed high at non-PV nodes, so the flat one or two plies
-#: before it reduced too little.
+#: Late move reductions: least depth, first move index reduced by one ply,
+#: and index from which quiet moves are reduced by two.
 LMR_MIN_DEPTH = 3
 LMR_FIRST_MOVE = 3
-LMR_BASE = 1.0
-LMR_DIVISOR = 1.75
-#: LMR_REDUCTIONS[depth][index], both capped at 63 (index counts from 0).
-LMR_REDUCTIONS = [[int(LMR_BASE + math.log(depth) * math.log(index + 1) / LMR_DIVISOR) if depth and index else 0
-                   for index in range(64)] for depth in range(64)]
+LMR_DEEPER_MOVE = 8
 #: Quiet-move pruning (`Features.quiet_pruning`), at depth <= QUIET_PRUNING_MAX_DEPTH:
 #: late move pruning skips the quiet moves after the first LMP_BASE + depth**2
 #: of them, futility pruning all of them once static eval + FUTILITY_BASE +
@@ -197,11 +187,7 @@ class AlphaBeta:
                 # Late quiet moves rarely matter: look shallower first.
                 reduction = 0
                 if reduce_late and index >= LMR_FIRST_MOVE and not tactical and not pos.in_check():
-                    reduction = LMR_REDUCTIONS[depth if depth < 64 else 63][index if index < 64 else 63] - pv_node
-                    if reduction > depth - 1:
-                        reduction = depth - 1
-                    if reduction < 1:
-                        reduction = 1
+                    reduction = 1 if index < LMR_DEEPER_MOVE else 2
                 score = -self.alphabeta(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
                 if reduction and score > alpha:
                     score = -self.alphabeta(depth - 1, -alpha - 1, -alpha, ply + 1)
