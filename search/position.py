@@ -111,7 +111,7 @@ class Position:
     """Board + incremental key/evaluation; `push`/`pop` keep all of it in step."""
 
     __slots__ = ("board", "key", "mg", "eg", "phase", "_undo", "history", "net", "acc", "_accumulator",
-                 "_null_floor", "_null_floors", "evals", "_plain", "mailbox", "_root")
+                 "_null_floor", "_null_floors", "evals", "_plain", "mailbox")
 
     def __init__(self, board: chess.Board, net: Net | None = None, evals: dict[int, int] | None = None) -> None:
         """`evals`: the static scores of `net` by key, to share across searches (see `evaluate`); None: a new one."""
@@ -138,9 +138,6 @@ class Position:
         # oldest first, ending with the current one; python-chess's own move
         # stack is replayed once to find them.
         self.history: list[int] = _game_keys(board)
-        # The root's index in `history`: a repetition of a position from
-        # before it, or of the root itself, is a draw only the third time.
-        self._root = len(self.history) - 1
         # Repetition scans stop above this index of `history`: the position
         # just before the last null move (-1: no null move on the line).
         self._null_floor = -1
@@ -208,12 +205,9 @@ class Position:
     def is_draw(self) -> bool:
         """Fifty-move rule or a repetition since the last irreversible move and the last null move.
 
-        A position met before, strictly after the search's root, is a draw
-        at once: if the line can repeat it once, it can repeat it again, and
-        scoring it as a draw early keeps the tree small.  A position of the
-        game (the root or before) is a draw only when met for the third time:
-        the opponent is not bound to repeat it, so a second meeting settles
-        nothing (Stockfish's rule).  Checkmate on the 100th half-move takes
+        One repetition is enough inside the search: if the position can be
+        repeated once, it can be repeated again, and scoring it as a draw
+        early keeps the tree small.  Checkmate on the 100th half-move takes
         precedence over the fifty-move rule.  A position before a null move
         is not repeated by one after it (the line between them has a pass
         in it, which no game can play), so the scan stops there, as
@@ -225,16 +219,12 @@ class Position:
             return not (board.is_check() and not any(board.generate_legal_moves()))
         history = self.history
         key = self.key
-        root = self._root
-        met = False  # the position was met once at or before the root
         # Same side to move means an even distance back, and at least four
         # plies: two cannot undo each other (each moves its own side's
         # pieces, and null moves never follow each other).  So -5, -7, ...
         for index in range(len(history) - 5, max(len(history) - clock - 2, self._null_floor), -2):
             if history[index] == key:
-                if index > root or met:
-                    return True
-                met = True
+                return True
         return False
 
     def evaluate(self) -> int:

@@ -14,15 +14,12 @@ def minimax(board: chess.Board, depth: int, ply: int = 0, evaluate: Callable[[ch
 
     Same conventions as the engine's exact mode: draws (fifty-move rule,
     repetition) scored 0 below the root, static evaluation at the horizon,
-    mate scored as MATE - plies.  A repetition is a draw when the position
-    was met before strictly after the root (the root is `ply` moves back on
-    `board`'s stack), or is met for the third time.  `evaluate` scores the
-    leaves (classical by default).
+    mate scored as MATE - plies.  `evaluate` scores the leaves (classical by default).
     """
     if ply > 0:
         if board.halfmove_clock >= 100 and not board.is_checkmate():
             return 0
-        if board.is_repetition(3) or _met_in_line(board, ply):
+        if board.is_repetition(2):
             return 0
     if depth == 0:
         return evaluate(board)
@@ -35,17 +32,6 @@ def minimax(board: chess.Board, depth: int, ply: int = 0, evaluate: Callable[[ch
         best = max(best, -minimax(board, depth - 1, ply + 1, evaluate))
         board.pop()
     return best
-
-
-def _met_in_line(board: chess.Board, ply: int) -> bool:
-    """Was `board`'s position met earlier on the line, strictly after the root `ply` moves back?"""
-    key = board._transposition_key()
-    taken = [board.pop() for _ in range(ply - 1)]
-    met = False
-    for move in reversed(taken):  # the line's positions from ply 1 on, each compared before the next move
-        met = met or board._transposition_key() == key
-        board.push(move)
-    return met
 
 
 # --- the classical evaluation, rule by rule ---------------------------------------------------
