@@ -275,11 +275,7 @@ class AlphaBeta:
         The side to move may "stand pat" on the static evaluation instead of
         capturing, except in check, where every evasion is searched so that
         mates at the horizon are seen.  `in_check`: whether the side to move
-        is in check, if the caller knows (None: asked here).  The table
-        answers a null window where it holds a bound that decides it (the
-        same captures are resolved again and again: at every depth of the
-        iteration, and through transpositions), and keeps the result at
-        depth 0 in a slot that holds nothing of this position.
+        is in check, if the caller knows (None: asked here).
         """
         nodes = self.nodes = self.nodes + 1  # (as in `alphabeta`)
         if not nodes % CHECK_EVERY and self.should_stop is not None and self.should_stop(nodes):
@@ -290,17 +286,6 @@ class AlphaBeta:
             self.seldepth = ply
         if ply >= MAX_PLY:
             return pos.evaluate()
-
-        # The table's verdict where it holds a bound that decides this window
-        # (any entry does: a quiescence result is stored at depth 0); else ours is stored below.
-        key = pos.key
-        data = self.tt.probe_data(key) if self.features.transposition else -1
-        if data > 0 and beta - alpha == 1:
-            score = score_from_tt(((data >> 10) & 0x1FFFF) - 65536, ply)  # `search.tt.decode`, inlined
-            bound = (data >> 8) & 3
-            if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
-                return score
-        original_alpha = alpha
 
         board = pos.board
         if in_check is None:
@@ -316,8 +301,6 @@ class AlphaBeta:
         else:
             stand_pat = pos.evaluate()
             if stand_pat >= beta:
-                if not data:
-                    self.tt.store(key, 0, LOWER, stand_pat, None, ply)
                 return stand_pat
             best_score = stand_pat
             if stand_pat > alpha:
@@ -332,7 +315,6 @@ class AlphaBeta:
         delta = self.features.delta_pruning and not in_check
         losing = self.features.see_pruning and not in_check
         mailbox = pos.mailbox
-        best_move = None
         for move in moves:
             if (delta or losing) and not move.promotion:
                 # Out of check every move here is a capture; no victim on the square: en passant.
@@ -349,12 +331,9 @@ class AlphaBeta:
                 best_score = score
                 if score > alpha:
                     alpha = score
-                    best_move = move
                     self.pv[ply] = [move, *self.pv[ply + 1]]
                     if score >= beta:
                         break
-        if not data:  # only into an empty slot or a stranger's: never over this position's deeper result
-            self._store(key, 0, best_score, original_alpha, beta, best_move, ply)
         return best_score
 
 

@@ -11,8 +11,8 @@ from search.driver import Searcher
 from search.features import Features
 from search.position import Position
 from search.timeman import Limits
-from search.tt import TranspositionTable, decode
-from search.types import EXACT, INFINITY, MATE
+from search.tt import TranspositionTable
+from search.types import INFINITY, MATE
 from tests.gametree import GameTree, UnexpectedLeaf, binary_tree
 from tests.reference import minimax
 from tests.strategies import boards
@@ -145,31 +145,3 @@ def test_seldepth_shows_uneven_development() -> None:
     Searcher(4).search(board, Limits(depth=3), on_iteration=reports.append)
     assert reports[-1].depth == 3
     assert reports[-1].seldepth > 3
-
-
-def test_quiescence_stores_its_result_and_reads_it_back() -> None:
-    """A quiescence search leaves its bound at depth 0; the same null window is then answered from the table in one node."""
-    board = chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")  # stand pat fails low; Rxd5 fails high
-    tt = TranspositionTable(1)
-    tree = AlphaBeta(Position(board), tt)
-    first = tree.quiescence(-1, 0, 0)
-    depth, _, _, _ = decode(tt.probe_data(Position(board).key))
-    assert tt.probe_data(Position(board).key) and depth == 0
-    nodes = tree.nodes
-    assert tree.quiescence(-1, 0, 0) == first
-    assert tree.nodes == nodes + 1
-    # Without the table, the same search walks the captures again.
-    plain = AlphaBeta(Position(board), tt, Features(transposition=False))
-    assert plain.quiescence(-1, 0, 0) == first
-    assert plain.nodes > 1
-
-
-def test_quiescence_never_overwrites_a_deeper_result() -> None:
-    """A main-search entry for the position stays when quiescence visits it with a window it does not decide."""
-    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
-    key = Position(board).key
-    tt = TranspositionTable(1)
-    tt.store(key, 5, EXACT, 40, chess.Move.from_uci("e1g1"), 0)
-    tree = AlphaBeta(Position(board), tt)
-    tree.quiescence(-INFINITY, INFINITY, 0)  # a PV window: the table's score is not taken
-    assert decode(tt.probe_data(key))[:3] == (5, EXACT, 40)
