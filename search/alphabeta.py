@@ -33,7 +33,7 @@ NULL_MOVE_MIN_DEPTH = 3
 NULL_MOVE_REDUCTION = 2
 #: Reverse futility pruning: at depth <= RFP_MAX_DEPTH a static evaluation
 #: this many centipawns per ply above beta is trusted to hold.
-RFP_MAX_DEPTH = 7
+RFP_MAX_DEPTH = 3
 RFP_MARGIN = 90
 #: Late move reductions: least depth, first move index reduced by one ply,
 #: and index from which quiet moves are reduced by two.

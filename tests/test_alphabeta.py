@@ -145,15 +145,3 @@ def test_seldepth_shows_uneven_development() -> None:
     Searcher(4).search(board, Limits(depth=3), on_iteration=reports.append)
     assert reports[-1].depth == 3
     assert reports[-1].seldepth > 3
-
-
-@pytest.mark.parametrize("depth", [3, 7])
-def test_reverse_futility_trusts_a_static_evaluation_far_above_beta(depth: int) -> None:
-    """A queen up, a null window a pawn above zero fails high at once (one node) up to depth 7, as in Stockfish."""
-    board = chess.Board("4k3/8/8/8/8/8/PPP5/1K1Q4 w - - 0 1")
-    pos = Position(board)
-    pos.push_null()
-    pos.push_null()  # ply 2, a null move behind: reverse futility alone decides
-    tree = AlphaBeta(pos, TranspositionTable(1))
-    assert tree.alphabeta(depth, 99, 100, 2) >= 100
-    assert tree.nodes == 1
