@@ -211,8 +211,9 @@ class Position:
         (the root and before) too, although the opponent need not repeat
         them: Stockfish's rule (those only at their third meeting) lost a
         non-regression SPRT against this one, 1,066 games at 8,000 nodes,
-        -17.0 [-29.4, -4.6] (candidate 7c15d737, docs/search.md).  Checkmate on the 100th half-move takes
-        precedence over the fifty-move rule.  A position before a null move
+        -17.0 [-29.4, -4.6] (candidate 7c15d737, docs/search.md).
+        Checkmate on the 100th half-move takes precedence over the
+        fifty-move rule.  A position before a null move
         is not repeated by one after it (the line between them has a pass
         in it, which no game can play), so the scan stops there, as
         Stockfish's does.
