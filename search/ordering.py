@@ -30,12 +30,7 @@ PROMOTION = 1 << 23
 KILLER_1 = 1 << 22
 KILLER_2 = KILLER_1 - 1
 COUNTER = KILLER_1 - 2
-#: History scores stay within ±HISTORY_MAX (`MoveOrderer.record_cutoff`'s
-#: gravity); a cutoff at depth d moves one by HISTORY_BONUS * d * d, at most
-#: HISTORY_BONUS_MAX, less the damping.
-HISTORY_MAX = 1 << 14
-HISTORY_BONUS = 32
-HISTORY_BONUS_MAX = 1536
+HISTORY_MAX = 1 << 20
 #: Captures that lose material by static exchange go after the quiet moves
 #: (below any history score, which the malus can make negative).
 BAD_CAPTURE = -(1 << 22)
@@ -160,11 +155,6 @@ class MoveOrderer:
         did not refute, so their history falls by what the refutation gains
         (otherwise a move that is often tried, and so often succeeds
         somewhere, would rise above one that succeeds whenever tried).
-        Each change is damped by how far the score already is from zero
-        towards its sign ("history gravity"): a score moves by
-        `bonus - score * bonus / HISTORY_MAX`, so it stays within
-        ±HISTORY_MAX and what was learnt long ago fades as new cutoffs come,
-        instead of the whole table being halved once one score overflows.
         """
         pair = self.killers[ply]
         code = encode_move(move)
@@ -175,14 +165,15 @@ class MoveOrderer:
         if last >= 0:
             self.countermoves[last] = code
         table = self.history[board.turn]
-        bonus = min(HISTORY_BONUS * depth * depth, HISTORY_BONUS_MAX)
+        bonus = depth * depth
         for quiet in failed:
             index = quiet.from_square * 64 + quiet.to_square
-            value = table[index]
-            table[index] = value - bonus - value * bonus // HISTORY_MAX
+            table[index] = max(table[index] - bonus, -HISTORY_MAX)
         index = move.from_square * 64 + move.to_square
-        value = table[index]
-        table[index] = value + bonus - value * bonus // HISTORY_MAX
+        table[index] += bonus
+        if table[index] > HISTORY_MAX:
+            for i, value in enumerate(table):
+                table[i] = value >> 1
 
 
 def _last_move_index(board: chess.Board) -> int:
