@@ -48,11 +48,6 @@ QUIET_PRUNING_MAX_DEPTH = 3
 LMP_BASE = 3
 FUTILITY_BASE = 80
 FUTILITY_MARGIN = 90
-#: Internal iterative reduction: a node this deep with no hash move is
-#: searched a ply shallower (its move order is a guess, and the next
-#: iteration finds this node's best move in the table).  Switched with
-#: late move reductions (`Features.late_move_reductions`).
-IIR_MIN_DEPTH = 4
 
 
 class SearchAborted(Exception):
@@ -150,9 +145,6 @@ class AlphaBeta:
             score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply)
             if score is not None:
                 return score
-
-        if not hash_move and depth >= IIR_MIN_DEPTH and features.late_move_reductions:
-            depth -= 1
 
         original_alpha = alpha
         best_score = -INFINITY
