@@ -48,12 +48,6 @@ QUIET_PRUNING_MAX_DEPTH = 3
 LMP_BASE = 3
 FUTILITY_BASE = 80
 FUTILITY_MARGIN = 90
-#: Internal iterative reduction: a node this deep that the table knows
-#: nothing of is searched a ply shallower (its move order is a guess, and
-#: the next iteration finds its best move in the table).  Not a node the
-#: table holds without a move: that one failed low before, every move
-#: searched.  Switched with late move reductions (`Features.late_move_reductions`).
-IIR_MIN_DEPTH = 4
 
 
 class SearchAborted(Exception):
@@ -128,7 +122,6 @@ class AlphaBeta:
 
         key = pos.key
         hash_move = 0
-        data = 0
         pv_node = beta - alpha > 1
         if features.transposition:
             data = self.tt.probe_data(key)
@@ -152,9 +145,6 @@ class AlphaBeta:
             score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply)
             if score is not None:
                 return score
-
-        if not data and depth >= IIR_MIN_DEPTH and features.late_move_reductions:
-            depth -= 1
 
         original_alpha = alpha
         best_score = -INFINITY

@@ -12,7 +12,7 @@ from search.features import Features
 from search.position import Position
 from search.timeman import Limits
 from search.tt import TranspositionTable
-from search.types import INFINITY, LOWER, MATE, UPPER
+from search.types import INFINITY, MATE
 from tests.gametree import GameTree, UnexpectedLeaf, binary_tree
 from tests.reference import minimax
 from tests.strategies import boards
@@ -145,37 +145,3 @@ def test_seldepth_shows_uneven_development() -> None:
     Searcher(4).search(board, Limits(depth=3), on_iteration=reports.append)
     assert reports[-1].depth == 3
     assert reports[-1].seldepth > 3
-
-
-class _DepthRecorder(AlphaBeta):
-    """An `AlphaBeta` that notes the remaining depth of every node it enters, by ply."""
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.entered: list[tuple[int, int]] = []
-
-    def alphabeta(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-        self.entered.append((ply, depth))
-        return super().alphabeta(depth, alpha, beta, ply)
-
-
-def _first_child_depth(features: Features, entry: tuple[int, chess.Move | None] | None) -> int:
-    """The depth the root's first child is searched to, from a depth-5 root; `entry`: the table's (bound, move) for the root, if any."""
-    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
-    pos = Position(board)
-    tt = TranspositionTable(1)
-    if entry is not None:
-        tt.store(pos.key, 1, entry[0], 0, entry[1], 0)
-    search = _DepthRecorder(pos, tt, features)
-    search.alphabeta(5, -INFINITY, INFINITY, 0)
-    return next(depth for ply, depth in search.entered if ply == 1)
-
-
-def test_internal_iterative_reduction_searches_a_node_the_table_does_not_know_a_ply_shallower() -> None:
-    """Unknown to the table at depth 4 or more: the node's move order is a guess, so it is searched a ply shallower."""
-    assert _first_child_depth(Features(), None) == 3
-    assert _first_child_depth(Features(), (LOWER, chess.Move.from_uci("e1g1"))) == 4
-    # Known to have failed low (no move stored): every move was searched before, nothing is reduced.
-    assert _first_child_depth(Features(), (UPPER, None)) == 4
-    # Off where the value must stay exact (it goes with late move reductions).
-    assert _first_child_depth(Features.exact(), None) == 4
