@@ -12,7 +12,6 @@ from typing import Callable
 
 import chess
 
-from search.correction import CorrectionHistory, pawn_index
 from search.features import Features
 from search.movegen import promoting_pawns
 from search.ordering import MoveOrderer
@@ -66,7 +65,6 @@ class AlphaBeta:
         should_stop: Callable[[int], bool] | None = None,
         orderer: MoveOrderer | None = None,
         tablebases: Tablebases | None = None,
-        corrections: CorrectionHistory | None = None,
     ) -> None:
         self.pos = pos
         self.tt = tt
@@ -77,11 +75,6 @@ class AlphaBeta:
         self.seldepth = 0
         # Triangular PV table: pv[ply] is the best line found from that ply.
         self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
-        #: What corrects the static evaluation the pruning reads (`search.correction`); None
-        #: without the selective features (the exact search reads no static evaluation).
-        self.corrections: CorrectionHistory | None = None
-        if features.null_move or features.quiet_pruning:
-            self.corrections = corrections if corrections is not None else CorrectionHistory()
         self.tablebases = tablebases
         #: Most pieces at which the tree probes the tablebases (0: never).
         self.tablebase_pieces = tablebases.search_pieces if tablebases is not None else 0
@@ -147,21 +140,15 @@ class AlphaBeta:
         # nodes, or with only king and pawns, where passing may be the best
         # move (zugzwang).
         board = pos.board
-        corrections = self.corrections
-        static = None  # the corrected static evaluation, out of check when the pruning reads one
-        if corrections is not None and not in_check:
-            raw = pos.evaluate()
-            structure = pawn_index(board)
-            static = raw + corrections.correction(board.turn, structure)
-            if (not pv_node and ply > 0 and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
-                score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply, static)
-                if score is not None:
-                    return score
+        if ((features.null_move or features.quiet_pruning) and not pv_node and not in_check and ply > 0
+                and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
+            score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply)
+            if score is not None:
+                return score
 
         original_alpha = alpha
         best_score = -INFINITY
         best_move = None
-        best_tactical = False
         pvs = features.pvs
         reduce_late = features.late_move_reductions and depth >= LMR_MIN_DEPTH and not in_check
         # Only these tell quiet moves from captures (the tests' game trees have no board to ask).
@@ -210,7 +197,6 @@ class AlphaBeta:
             if score > best_score:
                 best_score = score
                 best_move = move
-                best_tactical = tactical
                 if score > alpha:
                     alpha = score
                     pv[ply] = [move, *pv[ply + 1]]
@@ -225,14 +211,6 @@ class AlphaBeta:
 
         if index < 0:
             return pos.no_moves_score(ply)
-        # The static evaluation's miss, learnt where the result says something about it: not
-        # after a capture or promotion, not a fail-high below it nor a fail-low above it, not
-        # when quiet moves were pruned unsearched (a fail-low then bounds nothing).
-        if (static is not None and not best_tactical and -TB_WIN_BOUND < best_score < TB_WIN_BOUND
-                and not (checks_only is not None and checks_only[0])
-                and not (best_score >= beta and best_score <= static)
-                and not (best_score <= original_alpha and best_score >= static)):
-            corrections.update(board.turn, structure, best_score - raw, depth)
         if features.transposition:
             self._store(key, depth, best_score, original_alpha, beta, best_move, ply)
         return best_score
@@ -258,7 +236,7 @@ class AlphaBeta:
         assert self.tablebases is not None
         return self.tablebases.probe_score(board, ply)
 
-    def _prune_by_static_eval(self, depth: int, alpha: int, beta: int, ply: int, static: int) -> tuple[int | None, int]:
+    def _prune_by_static_eval(self, depth: int, alpha: int, beta: int, ply: int) -> tuple[int | None, int]:
         """(A fail-high score without searching the moves, or None; how many quiet moves may be searched, 0: all).
 
         Reverse futility: near the horizon, a static evaluation far above
@@ -270,11 +248,11 @@ class AlphaBeta:
         evaluation to alpha (futility); the move loop keeps those that give
         check.  The caller leaves out PV nodes, checks and positions with
         only king and pawns (zugzwang); the null move is not made twice in a
-        row, nor near mate scores.  `static` is the node's static evaluation,
-        corrected (`search.correction`).
+        row, nor near mate scores.
         """
         pos = self.pos
         features = self.features
+        static = pos.evaluate()
         if features.null_move and abs(beta) < TB_WIN_BOUND:
             if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta:
                 return static, 0
@@ -322,8 +300,6 @@ class AlphaBeta:
                 moves = self.orderer.order(board, moves, 0, ply, mailbox=pos.mailbox)
         else:
             stand_pat = pos.evaluate()
-            if self.corrections is not None:
-                stand_pat += self.corrections.correction(board.turn, pawn_index(board))
             if stand_pat >= beta:
                 return stand_pat
             best_score = stand_pat

@@ -19,7 +19,6 @@ import chess
 
 from eval.nnue import Net
 from search.alphabeta import AlphaBeta, SearchAborted
-from search.correction import CorrectionHistory
 from search.features import Features
 from search.ordering import MoveOrderer
 from search.position import Position
@@ -95,8 +94,6 @@ class Searcher:
         #: The learned evaluation to search with; None = the classical evaluation.
         self.net = net
         self.orderer = MoveOrderer(MAX_PLY)
-        #: The static evaluation's corrections, learnt from search to search (`search.correction`).
-        self.corrections = CorrectionHistory()
         #: Endgame tables to consult (None: play without them).
         self.tablebases: Tablebases | None = None
         #: Depths this searcher passes over (a Lazy SMP helper's diversity,
@@ -111,7 +108,6 @@ class Searcher:
         """Forget everything learnt (`ucinewgame`, `Clear Hash`)."""
         self.tt.clear()
         self.orderer.clear()
-        self.corrections.clear()
         self._evals = (self.net, {})
 
     def evals(self) -> dict[int, int]:
@@ -146,8 +142,7 @@ class Searcher:
         self.tt.new_search()
         self.orderer.age()
         pos = self.position_type(board.copy(), self.net, self.evals())
-        tree = AlphaBeta(pos, self.tt, self.features, clock.should_stop, self.orderer, tablebases=self.tablebases,
-                         corrections=self.corrections)
+        tree = AlphaBeta(pos, self.tt, self.features, clock.should_stop, self.orderer, tablebases=self.tablebases)
         moves, on_iteration = self._root_moves(pos, limits, on_iteration)
         run = RootSearch(tree, RootMoves(moves), clock, self.features, on_iteration, on_currmove)
         return run.iterative_deepening(limits, multipv, self.skip_depth)

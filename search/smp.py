@@ -168,7 +168,6 @@ def helper_main(slot: int, conn: Connection, stop: Any, shared: Any, table_name:
             _apply(searcher, message[1])
         elif kind == "clear":
             searcher.orderer.clear()
-            searcher.corrections.clear()
         elif kind == "go":
             _, fen, chess960, moves, generation, limits = message
             board = chess.Board(fen, chess960=chess960)
@@ -336,14 +335,13 @@ class ParallelSearcher(Searcher):
         """Start or end helper processes so that `threads` processes search.
 
         Everything learnt is forgotten, as after `ucinewgame`: the table is a
-        new one, and the ordering tables and corrections start afresh with it.
+        new one, and the ordering tables start afresh with it.
         """
         threads = max(1, threads)
         if threads == self.threads:
             return
         self.close()
         self.orderer.clear()
-        self.corrections.clear()
         self.threads = threads
         if threads > 1:
             self.tt = SharedTranspositionTable(self.hash_mb)

@@ -79,11 +79,10 @@ def test_the_searcher_keeps_its_cache_until_the_net_or_the_game_changes() -> Non
     assert cache and searcher.evals() is cache
     searcher.net = other
     assert searcher.evals() is not cache and not searcher.evals()
-    # Forget the table, the ordering and the corrections, not the evaluations: a stale
-    # score from the first net would make this search differ from a fresh searcher's.
+    # Forget the table and the ordering, not the evaluations: a stale score from
+    # the first net would make this search differ from a fresh searcher's.
     searcher.tt.clear()
     searcher.orderer.clear()
-    searcher.corrections.clear()
     again, fresh = searcher.search(MIDDLEGAME, Limits(depth=3)), Searcher(1, net=other).search(MIDDLEGAME, Limits(depth=3))
     assert (again.score, again.nodes, again.pv) == (fresh.score, fresh.nodes, fresh.pv)
     assert searcher.evals()
