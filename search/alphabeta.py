@@ -75,8 +75,6 @@ class AlphaBeta:
         self.seldepth = 0
         # Triangular PV table: pv[ply] is the best line found from that ply.
         self.pv: list[list[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
-        #: Each node's static evaluation on the current line, by ply (None: in check, or not made).
-        self.static_evals: list[int | None] = [None] * (MAX_PLY + 2)
         self.tablebases = tablebases
         #: Most pieces at which the tree probes the tablebases (0: never).
         self.tablebase_pieces = tablebases.search_pieces if tablebases is not None else 0
@@ -140,17 +138,11 @@ class AlphaBeta:
         quiets_allowed = 0
         # Pruning on the static evaluation is never tried in check, at PV
         # nodes, or with only king and pawns, where passing may be the best
-        # move (zugzwang).  Each node's static evaluation is kept by ply
-        # (None in check) so that its grandchildren can tell whether the
-        # side to move is improving.
+        # move (zugzwang).
         board = pos.board
-        static = None
-        if (features.null_move or features.quiet_pruning) and not in_check:
-            static = pos.evaluate()
-        self.static_evals[ply] = static
-        if (static is not None and not pv_node and ply > 0
+        if ((features.null_move or features.quiet_pruning) and not pv_node and not in_check and ply > 0
                 and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
-            score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply, static)
+            score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply)
             if score is not None:
                 return score
 
@@ -244,22 +236,7 @@ class AlphaBeta:
         assert self.tablebases is not None
         return self.tablebases.probe_score(board, ply)
 
-    def _improving(self, static: int, ply: int) -> bool:
-        """Does the side to move stand better than at its previous turn (two plies up; four if it was in check there)?
-
-        A position getting better is more likely to hold above beta, and
-        one getting worse to stay below alpha: reverse futility trusts the
-        first with a ply's less margin, and late move pruning searches half
-        as many quiet moves in the second.  Unknown (near the root, or in
-        check both times) counts as improving, which prunes less.
-        """
-        static_evals = self.static_evals
-        prior = static_evals[ply - 2] if ply >= 2 else None
-        if prior is None and ply >= 4:
-            prior = static_evals[ply - 4]
-        return prior is None or static > prior
-
-    def _prune_by_static_eval(self, depth: int, alpha: int, beta: int, ply: int, static: int) -> tuple[int | None, int]:
+    def _prune_by_static_eval(self, depth: int, alpha: int, beta: int, ply: int) -> tuple[int | None, int]:
         """(A fail-high score without searching the moves, or None; how many quiet moves may be searched, 0: all).
 
         Reverse futility: near the horizon, a static evaluation far above
@@ -275,9 +252,9 @@ class AlphaBeta:
         """
         pos = self.pos
         features = self.features
-        improving = self._improving(static, ply)
+        static = pos.evaluate()
         if features.null_move and abs(beta) < TB_WIN_BOUND:
-            if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * (depth - improving) >= beta:
+            if depth <= RFP_MAX_DEPTH and static - RFP_MARGIN * depth >= beta:
                 return static, 0
             move_stack = pos.board.move_stack
             if depth >= NULL_MOVE_MIN_DEPTH and static >= beta and move_stack and move_stack[-1]:
@@ -289,7 +266,7 @@ class AlphaBeta:
         if features.quiet_pruning and depth <= QUIET_PRUNING_MAX_DEPTH:
             if static + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha:
                 return None, 1
-            return None, (LMP_BASE + depth * depth) // (2 - improving) + 1
+            return None, LMP_BASE + depth * depth + 1
         return None, 0
 
     def quiescence(self, alpha: int, beta: int, ply: int, in_check: bool | None = None) -> int:

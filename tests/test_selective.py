@@ -162,33 +162,3 @@ def test_uci_handshake_names_a_bad_switch(monkeypatch: pytest.MonkeyPatch) -> No
         assert harness.lines()[-1] == "uciok"
     finally:
         harness.close()
-
-
-def test_improving_decides_the_margins_of_reverse_futility_and_late_move_pruning() -> None:
-    """A side better off than two plies up is trusted a ply sooner above beta; one worse off searches half the quiet moves."""
-    from search.alphabeta import AlphaBeta
-    from search.tt import TranspositionTable
-
-    pos = Position(chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"))
-    search = AlphaBeta(pos, TranspositionTable(1), Features())
-    static = pos.evaluate()
-    search.static_evals[1] = static - 50  # two plies up the same side stood 50 cp worse: improving
-    assert search._improving(static, 3)
-    # Reverse futility at depth 2 trusts a margin of one ply (90 cp) when improving, two when not.
-    beta = static - 100
-    assert search._prune_by_static_eval(2, beta - 1, beta, 3, static) == (static, 0)
-    search.static_evals[1] = static + 50  # worse off than two plies up
-    assert not search._improving(static, 3)
-    assert search._prune_by_static_eval(2, beta - 1, beta, 3, static)[0] is None
-    # Late move pruning at depth 2: 3 + 2² = 7 quiet moves when improving, 3 when not.
-    high = static + 20
-    search.static_evals[1] = static + 50
-    assert search._prune_by_static_eval(2, high - 1, high, 3, static) == (None, 4)
-    search.static_evals[1] = static - 50
-    assert search._prune_by_static_eval(2, high - 1, high, 3, static)[1] == 8
-    # In check two plies up (None): four plies up decides; unknown counts as improving.
-    search.static_evals[2] = None
-    search.static_evals[0] = static + 10
-    assert not search._improving(static, 4)
-    search.static_evals[0] = None
-    assert search._improving(static, 4)
