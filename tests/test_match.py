@@ -29,7 +29,7 @@ from tools import match
 from tools import paired
 from tools import suite
 from tools.common import DEFAULT_OPENINGS, sprt_bounds, sprt_llr
-from tools.match_game import GameResult, Job
+from tools.match_game import Fault, GameResult, Job
 
 FAKE = REPO_ROOT / "tests" / "fake_uci.py"
 PYTHON = shlex.quote(sys.executable)
@@ -285,6 +285,39 @@ def test_a_continued_sprt_prints_the_pooled_counts_a_next_part_takes(monkeypatch
                 "--sprt", "-10", "0", "--prior-penta", "5,5,5,5,5", "--no-progress"])
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert "pentanomial [0, 0, 1, 0, 0]" in last and last.endswith("pooled [5, 5, 6, 5, 5]"), last
+
+
+def test_each_game_reaches_the_pgn_file_as_it_ends(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A run killed before its summary keeps the games played; the end rewrites the file in game order."""
+    pgn = tmp_path / "games.pgn"
+    seen: list[str] = []
+
+    def play(job: Job, args: object) -> GameResult:
+        seen.append(pgn.read_text())
+        result = game(job.number, 1.0)
+        return GameResult(result.number, result.opening, result.white, result.black, result.result, result.reason,
+                          [], f'[Event "game {job.number}"]')
+
+    monkeypatch.setattr(match, "play_game", play)
+    match.main(["--engine", "a=none", "--engine", "b=none", "--nodes", "1", "--games", "3", "--concurrency", "1",
+                "--pgn", str(pgn), "--no-progress", "--quiet"])
+    assert [text.count("[Event ") for text in seen] == [0, 1, 2]
+    assert [line for line in pgn.read_text().splitlines() if line] == [f'[Event "game {n}"]' for n in range(3)]
+
+
+def test_a_game_line_names_its_faults(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """A run cut short prints no summary: each game's line says whether someone crashed, moved illegally or lost on time."""
+    def play(job: Job, args: object) -> GameResult:
+        result = game(job.number, 1.0)
+        faults = [Fault("b", "crash", "engine process died")] if job.number == 1 else []
+        return GameResult(result.number, result.opening, result.white, result.black, result.result, result.reason,
+                          faults, "")
+
+    monkeypatch.setattr(match, "play_game", play)
+    match.main(["--engine", "a=none", "--engine", "b=none", "--nodes", "1", "--games", "2", "--concurrency", "1",
+                "--no-progress"])
+    first, second = capsys.readouterr().err.strip().splitlines()[-2:]
+    assert "FAULT" not in first and second.endswith("FAULT b crash: engine process died"), (first, second)
 
 
 def test_the_default_openings_are_the_repositorys_whatever_the_cwd(monkeypatch: pytest.MonkeyPatch,

@@ -354,11 +354,17 @@ def main(argv: list[str] | None = None) -> int:
     bar = tqdm(total=args.games, unit="game", file=sys.stderr,
                disable=None if args.progress is None else not args.progress)
     decided = ""  # the SPRT's verdict when it stopped the match
-
+    # Each game goes to the PGN file as it ends, so that a run killed
+    # before its summary (a machine taken away) keeps its games; the file is
+    # rewritten in game order at the end.
+    pgn_file = open(args.pgn, "w") if args.pgn else None
 
     def after_game(results: list[GameResult]) -> bool:
         nonlocal decided
         r = results[-1]
+        if pgn_file is not None:
+            pgn_file.write(r.pgn + "\n\n")
+            pgn_file.flush()
         st = summarize(results, a.name)
         pooled = pooled_penta(st.penta, args.prior_penta)
         llr = sprt_llr(pooled, *args.sprt) if args.sprt else 0.0
@@ -369,8 +375,8 @@ def main(argv: list[str] | None = None) -> int:
         bar.set_postfix_str(f"+{st.wins} -{st.losses} ={st.draws}" + sprt_text, refresh=False)
         if not args.quiet:
             bar.write(f"[{len(results)}/{args.games}] {r.white} vs {r.black}: {r.result} ({r.reason}), opening {r.opening + 1}"
-                      f"  | {a.name} {st.wins}W {st.losses}L {st.draws}D pentanomial {st.penta}" + sprt_text,
-                          file=sys.stderr)
+                      f"  | {a.name} {st.wins}W {st.losses}L {st.draws}D pentanomial {st.penta}" + sprt_text
+                      + "".join(f"  FAULT {f.engine} {f}" for f in r.faults), file=sys.stderr)
         if args.sprt and not decided:
             decided = sprt_verdict(llr, lower, upper)
         return bool(decided)
@@ -384,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
             results, outcome = match_cluster.play(args.cluster, jobs, args, after_game)
         except match_cluster.ClusterError as error:
             bar.close()
+            if pgn_file is not None:
+                pgn_file.close()
             print(f"match: {error}", file=sys.stderr)
             return 2
         cluster_line = str(outcome)
@@ -391,9 +399,11 @@ def main(argv: list[str] | None = None) -> int:
         results = run_games(jobs, lambda job: play_game(job, args), args.concurrency, after_game)
     bar.close()
     results.sort(key=lambda r: r.number)
-    if args.pgn:
-        with open(args.pgn, "w") as f:
-            f.writelines(r.pgn + "\n\n" for r in results)
+    if pgn_file is not None:
+        pgn_file.seek(0)
+        pgn_file.truncate()
+        pgn_file.writelines(r.pgn + "\n\n" for r in results)
+        pgn_file.close()
     st = summarize(results, a.name)
     faults = [(r.opening, f) for r in results for f in r.faults]
     sprt = None
