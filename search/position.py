@@ -55,10 +55,6 @@ ZOBRIST_EP_FILE = _RANDOM[772:780]
 
 #: The evaluation cache is emptied when it holds this many scores (some 6 MB).
 EVAL_CACHE_ENTRIES = 1 << 16
-#: The static score shrinks towards a draw as the fifty-move count grows:
-#: multiplied by (FIFTY_MOVE_FADE - count) / FIFTY_MOVE_FADE, so a side
-#: that is ahead is drawn to the captures and pawn moves that make progress.
-FIFTY_MOVE_FADE = 200
 
 
 def _castling_key(rights: int) -> int:
@@ -240,18 +236,15 @@ class Position:
         """Static score for the side to move: the net's if there is one, else the classical one.
 
         Looked up by key first (`evals`); a miss computes and stores it.
-        The cache holds the score before the fifty-move fade
-        (`FIFTY_MOVE_FADE`), since its key leaves the count out.
         Tests check that the incremental score agrees with the net's
         from-scratch `Net.evaluate`, and that a search gives the same tree
         with or without the cache.
         """
         evals = self.evals
         score = evals.get(self.key)
-        board = self.board
         if score is not None:
-            clock = board.halfmove_clock
-            return int(score * (FIFTY_MOVE_FADE - clock) / FIFTY_MOVE_FADE) if clock else score
+            return score
+        board = self.board
         if self._accumulator is None:
             score = finish(board, self.mg, self.eg, self.phase)
         else:
@@ -261,8 +254,7 @@ class Position:
         if len(evals) >= EVAL_CACHE_ENTRIES:
             evals.clear()
         evals[self.key] = score
-        clock = board.halfmove_clock
-        return int(score * (FIFTY_MOVE_FADE - clock) / FIFTY_MOVE_FADE) if clock else score
+        return score
 
     # --- make / unmake ----------------------------------------------------
 
