@@ -51,8 +51,10 @@ extra; without --cluster, Dask is never imported.
 
 A progress bar is drawn on stderr when it is a terminal (--progress /
 --no-progress force it); each finished game is also listed there unless
---quiet, with the running counts and pentanomial, so that a run cut short
-can still be pooled with tools/elo.py.  Ctrl-C stops starting games, lets the running ones finish and
+--quiet, with the running counts and pentanomial (and the faults of that
+game, if any), so that a run cut short can still be pooled with
+tools/elo.py; --pgn gets each game as it ends, then the file in game
+order.  Ctrl-C stops starting games, lets the running ones finish and
 reports what was played.
 
 Exit status: 0 when the match ran; 1 when an engine faulted (the counts are
