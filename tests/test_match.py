@@ -8,6 +8,7 @@ crash, play an illegal move, stall or overrun their clock.
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import re
@@ -294,9 +295,7 @@ def test_each_game_reaches_the_pgn_file_as_it_ends(monkeypatch: pytest.MonkeyPat
 
     def play(job: Job, args: object) -> GameResult:
         seen.append(pgn.read_text())
-        result = game(job.number, 1.0)
-        return GameResult(result.number, result.opening, result.white, result.black, result.result, result.reason,
-                          [], f'[Event "game {job.number}"]')
+        return dataclasses.replace(game(job.number, 1.0), pgn=f'[Event "game {job.number}"]')
 
     monkeypatch.setattr(match, "play_game", play)
     match.main(["--engine", "a=none", "--engine", "b=none", "--nodes", "1", "--games", "3", "--concurrency", "1",
@@ -308,10 +307,8 @@ def test_each_game_reaches_the_pgn_file_as_it_ends(monkeypatch: pytest.MonkeyPat
 def test_a_game_line_names_its_faults(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
     """A run cut short prints no summary: each game's line says whether someone crashed, moved illegally or lost on time."""
     def play(job: Job, args: object) -> GameResult:
-        result = game(job.number, 1.0)
         faults = [Fault("b", "crash", "engine process died")] if job.number == 1 else []
-        return GameResult(result.number, result.opening, result.white, result.black, result.result, result.reason,
-                          faults, "")
+        return dataclasses.replace(game(job.number, 1.0), faults=faults)
 
     monkeypatch.setattr(match, "play_game", play)
     match.main(["--engine", "a=none", "--engine", "b=none", "--nodes", "1", "--games", "2", "--concurrency", "1",
