@@ -17,7 +17,7 @@ from search.movegen import promoting_pawns
 from search.ordering import MoveOrderer
 from search.movepick import staged_moves
 from search.position import Position
-from search.see import see
+from search.see import see_at_least
 from search.tablebase import Tablebases
 from search.tt import TranspositionTable, score_from_tt
 from search.types import EXACT, INFINITY, LOWER, MATE, MAX_PLY, PIECE_VALUE, TB_WIN_BOUND, UPPER
@@ -322,7 +322,7 @@ class AlphaBeta:
                 if delta and stand_pat + PIECE_VALUE[victim] + DELTA_MARGIN <= alpha:
                     continue
                 # Only a capture of a cheaper piece can lose the exchange.
-                if losing and PIECE_VALUE[mailbox[move.from_square]] > PIECE_VALUE[victim] and see(board, move, mailbox) < 0:
+                if losing and PIECE_VALUE[mailbox[move.from_square]] > PIECE_VALUE[victim] and not see_at_least(board, move, 0, mailbox):
                     continue
             pos.push(move)
             score = -self.quiescence(-beta, -alpha, ply + 1)

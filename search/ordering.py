@@ -17,7 +17,7 @@ from typing import Sequence
 
 import chess
 
-from search.see import see
+from search.see import see_at_least
 from search.tt import encode_move
 from search.types import ATTACKER_RANK, MAX_PLY, PIECE_VALUE, Mailbox, mailbox_of
 
@@ -113,7 +113,7 @@ class MoveOrderer:
                 score = HASH_MOVE
             elif (them >> to) & 1:
                 victim, attacker = mailbox[to], mailbox[move.from_square]
-                losing = PIECE_VALUE[attacker] > PIECE_VALUE[victim] and see(board, move, mailbox) < 0
+                losing = PIECE_VALUE[attacker] > PIECE_VALUE[victim] and not see_at_least(board, move, 0, mailbox)
                 score = (BAD_CAPTURE if losing else CAPTURE) + PIECE_VALUE[victim] - ATTACKER_RANK[attacker]
             elif move.promotion:
                 score = PROMOTION + move.promotion

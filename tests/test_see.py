@@ -1,11 +1,11 @@
-"""Static exchange evaluation against a slow, clear reference on board copies."""
+"""Static exchange evaluation: `see_at_least` against a slow, clear reference that plays the exchange out on board copies."""
 from __future__ import annotations
 
 import chess
 import pytest
 from hypothesis import given, settings
 
-from search.see import see
+from search.see import see_at_least
 from search.types import PIECE_VALUE
 from tests.strategies import boards
 
@@ -64,14 +64,19 @@ def reference_see(board: chess.Board, move: chess.Move) -> int:
 def test_known_exchanges(fen: str, uci: str, expected: int) -> None:
     board = chess.Board(fen)
     move = chess.Move.from_uci(uci)
-    assert see(board, move) == expected
     assert reference_see(board, move) == expected
+    assert see_at_least(board, move, expected)
+    assert not see_at_least(board, move, expected + 1)
+    mailbox = [board.piece_type_at(square) for square in chess.SQUARES]
+    assert see_at_least(board, move, expected, mailbox) and not see_at_least(board, move, expected + 1, mailbox)
 
 
 def test_king_does_not_recapture_a_defended_piece() -> None:
     # Qxf7 next to the black king, but the bishop on c4 defends f7.
     board = chess.Board("4k3/5p2/8/8/2B5/8/8/4KQ2 w - - 0 1")
-    assert see(board, chess.Move.from_uci("f1f7")) == 100
+    move = chess.Move.from_uci("f1f7")
+    assert reference_see(board, move) == 100
+    assert see_at_least(board, move, 100) and not see_at_least(board, move, 101)
 
 
 @settings(max_examples=300, deadline=None)
@@ -79,4 +84,7 @@ def test_king_does_not_recapture_a_defended_piece() -> None:
 def test_matches_the_reference_on_random_positions(board: chess.Board) -> None:
     captures = [move for move in board.legal_moves if board.is_capture(move) or move.promotion]
     for move in captures:
-        assert see(board, move) == reference_see(board, move), (board.fen(), move.uci())
+        value = reference_see(board, move)
+        # The bar at the value and on either side of it, and the search's own bar (0).
+        for threshold in (value - 1, value, value + 1, 0):
+            assert see_at_least(board, move, threshold) == (value >= threshold), (board.fen(), move.uci(), threshold)
