@@ -11,45 +11,18 @@ The result is python-chess's own state, stack included (`board.pop()` takes
 the move back as usual); tests/test_boardpush.py plays random games both
 ways and compares every field.  Castling and any board subclass (variants)
 go to `Board.push`.
-
-What the stack holds for a move pushed here is a `Snapshot`, a tuple of the
-fields python-chess's own `_BoardState` copies one attribute at a time: made
-by one tuple display instead of a call and fifteen attribute stores, and
-restored (`Board.pop`) with one unpacking.
 """
 
 from __future__ import annotations
 
-from operator import itemgetter
-
 import chess
+
+# python-chess's private snapshot class: pushing one is what lets `Board.pop` undo the move.
+from chess import _BoardState  # type: ignore[attr-defined]
 
 _BB_SQUARES = chess.BB_SQUARES
 _BB_RANK_1 = chess.BB_RANK_1
 _BB_RANK_8 = chess.BB_RANK_8
-_new_tuple = tuple.__new__
-
-
-class Snapshot(tuple):
-    """The board's state before a move, as python-chess's `Board.pop` needs it back.
-
-    The fields, in order: pawns, knights, bishops, rooks, queens, kings,
-    White's and Black's occupancy, occupied, promoted, turn, castling rights,
-    en-passant square, halfmove clock, fullmove number.  python-chess asks a
-    snapshot for `restore` (`Board.pop`, `Board.root`) and `occupied`
-    (`Board.is_repetition`'s quick test); both are here.
-    """
-
-    __slots__ = ()
-
-    occupied = property(itemgetter(8))
-
-    def restore(self, board: chess.Board) -> None:
-        """Put the board back as it was (python-chess's `_BoardState.restore`)."""
-        occupied_co = board.occupied_co
-        (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-         occupied_co[chess.WHITE], occupied_co[chess.BLACK], board.occupied, board.promoted,
-         board.turn, board.castling_rights, board.ep_square, board.halfmove_clock, board.fullmove_number) = self
 
 
 def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
@@ -63,11 +36,7 @@ def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
     moves only: a king is never captured, so python-chess's rule for
     castling rights after a king capture (variants) is left out.
     """
-    occupied_co = board.occupied_co
-    state = _new_tuple(Snapshot, (
-        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-        occupied_co[True], occupied_co[False], board.occupied, board.promoted,
-        board.turn, board.castling_rights, board.ep_square, board.halfmove_clock, board.fullmove_number))
+    state = _BoardState(board)
     if not board._stack:  # python-chess filters the rights before a game's first push
         board.castling_rights = board.clean_castling_rights()
     board.move_stack.append(move)
@@ -112,6 +81,7 @@ def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
         _toggle(board, promotion, to_bb)
     else:
         _toggle(board, piece, from_bb | to_bb)
+    occupied_co = board.occupied_co
     occupied_co[us] ^= from_bb
     occupied = board.occupied ^ from_bb
     if captured:

@@ -353,17 +353,13 @@ class Position:
             self._null_floor = self._null_floors.pop()
         self.key, self.mg, self.eg, self.phase, self.acc, frm, piece, to, captured, capture_square, saved = self._undo.pop()
         mailbox = self.mailbox
-        board = self.board
         if piece is not None:  # `push`'s ordinary move, taken back square by square
             mailbox[to] = None
             mailbox[capture_square] = captured
             mailbox[frm] = piece
-            # `board.pop()` inlined, one call fewer a move (the snapshot is `push_plain`'s).
-            board._stack.pop().restore(board)
-            return board.move_stack.pop()
-        if saved is not None:  # castling or a variant's move (a null move changed nothing)
+        elif saved is not None:  # castling or a variant's move (a null move changed nothing)
             mailbox[:] = saved
-        return board.pop()
+        return self.board.pop()
 
     def push_null(self) -> None:
         """Pass the move (null move); only used by null-move pruning."""

@@ -14,22 +14,11 @@ _FIELDS = ("pawns", "knights", "bishops", "rooks", "queens", "kings", "occupied"
            "turn", "castling_rights", "ep_square", "halfmove_clock", "fullmove_number")
 
 
-def _fields(board: chess.Board) -> tuple:
-    """Every field `Board.push` changes."""
-    return tuple(getattr(board, name) for name in _FIELDS) + tuple(board.occupied_co)
-
-
-def _restored(state: object) -> tuple:
-    """What a snapshot on python-chess's stack puts back (its own `_BoardState` or our `Snapshot`)."""
-    board = chess.Board(None)
-    state.restore(board)  # type: ignore[attr-defined]
-    assert state.occupied == board.occupied  # type: ignore[attr-defined]  # (`Board.is_repetition` reads it)
-    return _fields(board)
-
-
 def _state(board: chess.Board) -> tuple:
-    """Every field `Board.push` changes, the move stack and what the snapshots under it restore."""
-    return _fields(board), tuple(board.move_stack), tuple(_restored(state) for state in board._stack)
+    """Every field `Board.push` changes, the move stack and the snapshots under it."""
+    snapshots = tuple(tuple(vars(state).items()) for state in board._stack)
+    return (tuple(getattr(board, name) for name in _FIELDS), tuple(board.occupied_co), tuple(board.move_stack),
+            snapshots)
 
 
 def _pieces(board: chess.Board, move: chess.Move) -> tuple[chess.PieceType, chess.PieceType | None, chess.Square]:
@@ -112,17 +101,3 @@ def test_position_takes_the_inlined_push_only_on_a_plain_board(monkeypatch: pyte
         assert len(calls) == (8 if type(board) is chess.Board else 0)
         assert board.fen() == "rnbqkb1r/pp2pppp/5n2/1p1P4/8/5N2/PPPP1PPP/RNBQ1RK1 b kq - 1 5"
         assert pos.key == chess.polyglot.zobrist_hash(board)
-
-
-def test_python_chess_reads_the_snapshots_of_inlined_pushes() -> None:
-    """`Board.is_repetition`, `Board.root` and `Board.copy` see through the stack `push_plain` builds."""
-    board = chess.Board()
-    pos = Position(board)
-    for uci in ("g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8"):
-        pos.push(chess.Move.from_uci(uci))
-    assert board.is_repetition(3)
-    assert board.root() == chess.Board()
-    replay = board.copy(stack=4)
-    for _ in range(4):
-        replay.pop()
-    assert replay.fen() == "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 4 3"
