@@ -138,7 +138,7 @@ class Searcher:
         has run for `CURRMOVE_AFTER_MS`.
         """
         limits = limits or Limits()
-        clock = SearchClock(limits, board.turn, move_overhead, stop or threading.Event(), ponderhit)
+        clock = SearchClock(limits, board.turn, move_overhead, stop or threading.Event(), ponderhit, board.ply())
         self.tt.new_search()
         self.orderer.age()
         pos = self.position_type(board.copy(), self.net, self.evals())
@@ -206,16 +206,17 @@ class SearchClock:
 
     The node limit counts only once `limits.min_depth` depths are finished.
     While pondering the clock is dormant; it starts when `ponderhit` is set
-    (noticed at the next look at the clock).
+    (noticed at the next look at the clock).  `ply`: the game's ply, which
+    the time manager's plan counts the moves left from.
     """
 
     def __init__(self, limits: Limits, turn: chess.Color, move_overhead: int, stop: threading.Event,
-                 ponderhit: threading.Event | None) -> None:
+                 ponderhit: threading.Event | None, ply: int = 0) -> None:
         self.limits = limits
         self.stop = stop
         self.ponderhit = ponderhit
         self.start = time.perf_counter()
-        self.deadlines = Deadlines(allocate(limits, turn, move_overhead), self.start, active=not limits.ponder)
+        self.deadlines = Deadlines(allocate(limits, turn, move_overhead, ply), self.start, active=not limits.ponder)
         self.max_nodes = limits.nodes
         #: Depths completed so far (the node limit waits for `limits.min_depth`).
         self.finished_depth = 0

@@ -50,7 +50,7 @@ def constant_scale(monkeypatch: pytest.MonkeyPatch, scale: float) -> None:
 
 @pytest.mark.parametrize("limits, overhead, hard_ms", [
     (Limits(movetime=80), 30, 50),                 # movetime less Move Overhead
-    (Limits(wtime=1000, btime=1), 0, 120),         # 3 × (1000 / 25) under a clock
+    (Limits(wtime=1000, btime=1), 0, 60),          # 3 × (1000 / 50) under a clock, at move 1
 ])
 def test_hard_limit_aborts_the_depth_at_the_first_look_past_it(monkeypatch, limits, overhead, hard_ms) -> None:
     ms_per_node = 0.01
@@ -95,7 +95,7 @@ def test_soft_limit_times_the_scale_ends_the_search_after_a_depth(monkeypatch, s
     constant_scale(monkeypatch, scale)
     limits = Limits(wtime=1250, btime=1250)
     budget = allocate(limits, chess.WHITE, 0)
-    assert (budget.soft, budget.hard) == (30, 150)
+    assert (budget.soft, budget.hard) == (15, 75)
     record = Recorder(clock)
     result = Searcher(1).search(START, limits, move_overhead=0, on_iteration=record)
     expected = stop_depth(record.completed, lambda _: budget.soft * scale)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from search.timeman import Deadlines, Limits, TimeBudget, allocate, stability_scale
+from search.timeman import MIN_PLAN_MOVES, PLAN_MOVES, Deadlines, Limits, TimeBudget, allocate, stability_scale
 
 
 def test_infinite_and_depth_only_have_no_time_limit() -> None:
@@ -64,6 +64,27 @@ def test_movestogo_keeps_the_overhead_back_for_every_move_left(time_left: int, m
     overhead = 30
     budget = allocate(Limits(wtime=time_left, movestogo=mtg), chess.WHITE, move_overhead=overhead)
     assert budget.hard <= max(1.0, time_left - overhead * mtg)
+
+
+def test_the_clock_is_shared_over_the_moves_the_game_may_still_last() -> None:
+    """Early on the plan is long (a move gets less); from PLAN_MOVES - MIN_PLAN_MOVES on it stays MIN_PLAN_MOVES."""
+    limits = Limits(wtime=10_000, btime=10_000)
+    budgets = [allocate(limits, chess.WHITE, 0, ply).soft for ply in (0, 20, 40)]
+    assert budgets[0] < budgets[1] < budgets[2]
+    settled = 2 * (PLAN_MOVES - MIN_PLAN_MOVES)
+    assert allocate(limits, chess.WHITE, 0, settled).soft == allocate(limits, chess.WHITE, 0, settled + 60).soft
+    assert allocate(limits, chess.WHITE, 0, 0).hard == pytest.approx(3 * 10_000 / PLAN_MOVES)
+
+
+def test_the_increments_to_come_are_part_of_the_plan() -> None:
+    """With an increment a move may spend its share of the clock and nearly all of its own increment."""
+    plain = allocate(Limits(wtime=10_000), chess.WHITE, 0, 100).hard
+    with_increment = allocate(Limits(wtime=10_000, winc=100), chess.WHITE, 0, 100).hard
+    assert with_increment == pytest.approx(plain + 3 * 100 * (MIN_PLAN_MOVES - 1) / MIN_PLAN_MOVES)
+
+
+def test_movestogo_shorter_than_the_plan_shares_the_clock_among_the_moves_left() -> None:
+    assert allocate(Limits(wtime=10_000, movestogo=10), chess.WHITE, 0, 0).hard == pytest.approx(3 * 10_000 / 10)
 
 
 def test_increment_adds_thinking_time() -> None:
