@@ -68,7 +68,8 @@ def see_at_least(board: chess.Board, move: chess.Move, threshold: int = 0, mailb
 
     # The square's attackers of both colours, kept up to date as pieces
     # leave: the leapers' only lose the piece that left, the sliders' are
-    # looked up again on the thinned board, so x-rays join in.
+    # looked up again on the thinned board, so x-rays join in.  (python-chess's
+    # `attackers_mask`, inlined: a call for each side at each step cost more.)
     by_type = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
     colours = board.occupied_co
     leapers = (_KNIGHT_ATTACKS[to] & board.knights | _KING_ATTACKS[to] & board.kings
