@@ -228,10 +228,11 @@ def evasions(board: chess.Board) -> list[chess.Move]:
     moves: list[chess.Move] = []
     row = MOVES[king]
     steps = _KING_ATTACKS[king] & ~ours & ~attacked
+    theirs, occupied = board.occupied_co[them], board.occupied
     while steps:
         to = steps.bit_length() - 1
         steps ^= 1 << to
-        if not board.attackers_mask(them, to):
+        if not _attacked(board, to, theirs, occupied):
             moves.append(row[to])
     checker = checkers.bit_length() - 1
     if checkers == 1 << checker:  # one checker: take it or block
