@@ -137,10 +137,7 @@ def legal_moves(board: chess.Board, from_mask: chess.Bitboard = _ALL,
             append(row[to])
 
     if from_mask & king_bb and board.castling_rights & ours:
-        if type(board) is chess.Board and not board.chess960:
-            _castling(board, us, king_bb, occupied, to_mask, append)
-        else:
-            moves.extend(board.generate_castling_moves(from_mask, to_mask))
+        moves.extend(board.generate_castling_moves(from_mask, to_mask))
 
     pawns = board.pawns & ours & from_mask
     if not pawns:
@@ -228,11 +225,10 @@ def evasions(board: chess.Board) -> list[chess.Move]:
     moves: list[chess.Move] = []
     row = MOVES[king]
     steps = _KING_ATTACKS[king] & ~ours & ~attacked
-    theirs, occupied = board.occupied_co[them], board.occupied
     while steps:
         to = steps.bit_length() - 1
         steps ^= 1 << to
-        if not _attacked(board, to, theirs, occupied):
+        if not board.attackers_mask(them, to):
             moves.append(row[to])
     checker = checkers.bit_length() - 1
     if checkers == 1 << checker:  # one checker: take it or block
@@ -242,55 +238,6 @@ def evasions(board: chess.Board) -> list[chess.Move]:
         if ep is not None and not (1 << ep) & target and ep + (-8 if us else 8) == checker:
             moves.extend(board.generate_legal_ep())
     return moves
-
-
-#: Standard castling by side, kingside first (python-chess's order): the
-#: king's square, then for each wing the rook's square (which the to-mask
-#: names, as python-chess's does), the squares between that must be empty,
-#: the two squares the king crosses and lands on, and the move.
-_CASTLES = {
-    color: (chess.BB_SQUARES[back + 4], tuple(
-        (chess.BB_SQUARES[back + rook], sum(chess.BB_SQUARES[back + f] for f in empty), (back + cross, back + land),
-         MOVES[back + 4][back + land])
-        for rook, empty, cross, land in ((7, (5, 6), 5, 6), (0, (1, 2, 3), 3, 2))))
-    for color, back in ((chess.WHITE, 0), (chess.BLACK, 56))
-}
-
-
-def _castling(board: chess.Board, us: chess.Color, king_bb: chess.Bitboard, occupied: chess.Bitboard,
-              to_mask: chess.Bitboard, append) -> None:
-    """python-chess's castling moves of a standard board whose side to move is not in check, appended.
-
-    `generate_castling_moves` cleans the rights and asks `attackers_mask`
-    of each square through generators.  Here a right counts when its rook
-    stands in the corner and the king on its own square (python-chess's
-    clean rights); the king, not in check, cannot be attacked through its
-    own square on the back rank, so only the two squares it crosses and
-    lands on are tested, with the board as it stands.
-    """
-    home, wings = _CASTLES[us]
-    if king_bb != home:
-        return
-    rights = board.castling_rights & board.rooks & board.occupied_co[us] & to_mask
-    if not rights:
-        return
-    them = board.occupied_co[not us]
-    for rook, empty, squares, move in wings:
-        if rights & rook and not occupied & empty and not _attacked(board, squares[0], them, occupied) \
-                and not _attacked(board, squares[1], them, occupied):
-            append(move)
-
-
-def _attacked(board: chess.Board, square: chess.Square, them: chess.Bitboard, occupied: chess.Bitboard) -> bool:
-    """Whether a piece of `them` attacks `square` (`board.attackers_mask`, inlined, cheap pieces first)."""
-    if (_PAWN_ATTACKS[board.turn][square] & board.pawns & them or _KNIGHT_ATTACKS[square] & board.knights & them
-            or _KING_ATTACKS[square] & board.kings & them):
-        return True
-    queens = board.queens
-    if _DIAG_ATTACKS[square][_DIAG_MASKS[square] & occupied] & (board.bishops | queens) & them:
-        return True
-    return bool((_RANK_ATTACKS[square][_RANK_MASKS[square] & occupied] | _FILE_ATTACKS[square][_FILE_MASKS[square] & occupied])
-                & (board.rooks | queens) & them)
 
 
 def _promotions(frm: chess.Square, to: chess.Square) -> list[chess.Move]:
