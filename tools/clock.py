@@ -10,21 +10,35 @@ the middlegame wastes strength; too much early leaves nothing for the ending.
 The figures depend on the machine; compare two engines in one run.  The
 games are played by `tools.match_game` (the tools' one game loop), whose
 per-move hook records each move's time.
+
+    python -m tools.clock --pgn docs/logs/ladder-sf2200-20+0.2-9fe49035.pgn.gz
+
+reads the games of a match instead (`tools.match --pgn` writes each move's
+think time and clock left as `[%emt ...] [%clk ...]`; gzip or plain), and
+prints the same table for each engine of them, by the name in its games'
+White and Black tags: how an engine spent its clock against that opponent.
 """
 from __future__ import annotations
 
 import argparse
+import gzip
 import random
+import re
 import shlex
 import statistics
 import sys
+from pathlib import Path
 
 import chess
+import chess.pgn
 
 from tools.common import load_openings
 from tools.match_game import EngineSpec, Job, Move, play_game, rules
 
 STAGE = 10  # moves per row of the table
+#: PGN clock comments, as `tools.match --pgn` and cutechess write them.
+_EMT = re.compile(r"\[%emt (\d+):(\d+):([\d.]+)\]")
+_CLK = re.compile(r"\[%clk (\d+):(\d+):([\d.]+)\]")
 
 
 def play_clock_game(command: str, board: chess.Board, tc: str, max_plies: int) -> list[tuple[int, float, float]]:
@@ -43,26 +57,65 @@ def play_clock_game(command: str, board: chess.Board, tc: str, max_plies: int) -
     return record
 
 
+def _seconds(match: re.Match[str]) -> float:
+    return int(match[1]) * 3600 + int(match[2]) * 60 + float(match[3])
+
+
+def pgn_records(path: Path) -> dict[str, list[tuple[int, float, float]]]:
+    """(move number, think seconds, clock left after the move) of every timed move in a PGN file, by engine name."""
+    records: dict[str, list[tuple[int, float, float]]] = {}
+    with (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)) as handle:
+        while (game := chess.pgn.read_game(handle)) is not None:
+            names = {chess.WHITE: game.headers.get("White", "?"), chess.BLACK: game.headers.get("Black", "?")}
+            board = game.board()
+            for node in game.mainline():
+                emt, clk = _EMT.search(node.comment), _CLK.search(node.comment)
+                if emt and clk:
+                    records.setdefault(names[board.turn], []).append((board.fullmove_number, _seconds(emt), _seconds(clk)))
+                board.push(node.move)
+    return records
+
+
+def print_table(record: list[tuple[int, float, float]]) -> None:
+    """The mean think time and clock left of each ten-move stage."""
+    stages: dict[int, list[tuple[float, float]]] = {}
+    for number, spent, left in record:
+        stages.setdefault((number - 1) // STAGE, []).append((spent, left))
+    print(f"{'moves':>9} | {'plies':>5} | {'think s (mean)':>14} | {'clock left s (mean)':>19}")
+    for stage in sorted(stages):
+        rows = stages[stage]
+        print(f"{stage * STAGE + 1:>4}-{stage * STAGE + STAGE:<4} | {len(rows):5d} | "
+              f"{statistics.mean(r[0] for r in rows):14.3f} | {statistics.mean(r[1] for r in rows):19.2f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--engine", required=True, help="UCI command")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--engine", help="UCI command")
+    source.add_argument("--pgn", nargs="+", type=Path, help="a match's PGN files (plain or .gz) to read instead")
     parser.add_argument("--tc", default="10+0.1", help="BASE+INC in seconds, or MOVES/BASE[+INC]")
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--openings", help="EPD file of start positions")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-plies", type=int, default=200)
     args = parser.parse_args(argv)
+    if args.pgn:
+        records: dict[str, list[tuple[int, float, float]]] = {}
+        for path in args.pgn:
+            for name, record in pgn_records(path).items():
+                records.setdefault(name, []).extend(record)
+        if not records:
+            parser.error("no move in these files carries [%emt] and [%clk]")
+        for name in sorted(records):
+            print(name)
+            print_table(records[name])
+        return
     starts = load_openings(args.openings)
     rng = random.Random(args.seed)
-    stages: dict[int, list[tuple[float, float]]] = {}
+    record: list[tuple[int, float, float]] = []
     for _ in range(args.games):
-        for number, spent, left in play_clock_game(args.engine, rng.choice(starts).copy(), args.tc, args.max_plies):
-            stages.setdefault((number - 1) // STAGE, []).append((spent, left))
-    print(f"{'moves':>9} | {'plies':>5} | {'think s (mean)':>14} | {'clock left s (mean)':>19}")
-    for stage in sorted(stages):
-        rows = stages[stage]
-        print(f"{stage * STAGE + 1:>4}-{stage * STAGE + STAGE:<4} | {len(rows):5d} | "
-              f"{statistics.mean(r[0] for r in rows):14.3f} | {statistics.mean(r[1] for r in rows):19.2f}")
+        record += play_clock_game(args.engine, rng.choice(starts).copy(), args.tc, args.max_plies)
+    print_table(record)
 
 
 if __name__ == "__main__":
