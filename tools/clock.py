@@ -21,9 +21,7 @@ White and Black tags: how an engine spent its clock against that opponent.
 from __future__ import annotations
 
 import argparse
-import gzip
 import random
-import re
 import shlex
 import statistics
 import sys
@@ -34,11 +32,9 @@ import chess.pgn
 
 from tools.common import load_openings
 from tools.match_game import EngineSpec, Job, Move, play_game, rules
+from training.pgn import open_pgn
 
 STAGE = 10  # moves per row of the table
-#: PGN clock comments, as `tools.match --pgn` and cutechess write them.
-_EMT = re.compile(r"\[%emt (\d+):(\d+):([\d.]+)\]")
-_CLK = re.compile(r"\[%clk (\d+):(\d+):([\d.]+)\]")
 
 
 def play_clock_game(command: str, board: chess.Board, tc: str, max_plies: int) -> list[tuple[int, float, float]]:
@@ -57,21 +53,17 @@ def play_clock_game(command: str, board: chess.Board, tc: str, max_plies: int) -
     return record
 
 
-def _seconds(match: re.Match[str]) -> float:
-    return int(match[1]) * 3600 + int(match[2]) * 60 + float(match[3])
-
-
 def pgn_records(path: Path) -> dict[str, list[tuple[int, float, float]]]:
     """(move number, think seconds, clock left after the move) of every timed move in a PGN file, by engine name."""
     records: dict[str, list[tuple[int, float, float]]] = {}
-    with (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)) as handle:
+    with open_pgn(str(path)) as handle:
         while (game := chess.pgn.read_game(handle)) is not None:
             names = {chess.WHITE: game.headers.get("White", "?"), chess.BLACK: game.headers.get("Black", "?")}
             board = game.board()
             for node in game.mainline():
-                emt, clk = _EMT.search(node.comment), _CLK.search(node.comment)
-                if emt and clk:
-                    records.setdefault(names[board.turn], []).append((board.fullmove_number, _seconds(emt), _seconds(clk)))
+                spent, left = node.emt(), node.clock()
+                if spent is not None and left is not None:
+                    records.setdefault(names[board.turn], []).append((board.fullmove_number, spent, left))
                 board.push(node.move)
     return records
 

@@ -25,7 +25,6 @@ say how many of the drops more nodes (depth) would have avoided.
 from __future__ import annotations
 
 import argparse
-import gzip
 import shlex
 import statistics
 from dataclasses import dataclass
@@ -34,6 +33,8 @@ from pathlib import Path
 import chess
 import chess.engine
 import chess.pgn
+
+from training.pgn import open_pgn
 
 #: A mate in the opponent's evaluation, in pawns (the rises are capped there too).
 MATE_PAWNS = 99.0
@@ -96,7 +97,7 @@ def losses(game: chess.pgn.Game, engine: str, decided: float, drop: float) -> Lo
 def read_losses(paths: list[Path], engine: str, decided: float, drop: float) -> list[Loss]:
     found = []
     for path in paths:
-        with (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)) as handle:
+        with open_pgn(str(path)) as handle:
             while (game := chess.pgn.read_game(handle)) is not None:
                 loss = losses(game, engine, decided, drop)
                 if loss is not None:
