@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from hypothesis import settings
 from tests.uci_process import RawEngine, guarded_engine
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+#: Debian's Stockfish (the teacher, and an opponent), or None where it is not installed: tests that need it skip.
+STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
 
 # No per-example deadline anywhere (CI's profile already has none): a loaded machine can stall
 # any example, and the tests assert behaviour, never timings. The rest of the profile in force

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -24,11 +23,11 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask distributed (the `cluster` extra) is not installed")
 
+from tests.conftest import STOCKFISH
 from tools import cluster
 from training import datagen, datagen_cluster  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
 needs_stockfish = pytest.mark.skipif(STOCKFISH is None, reason="Debian's stockfish (the teacher) is not installed")
 
 #: Tiny chunks at a shallow depth: one of each kind.

@@ -1,7 +1,6 @@
 """tools.drops: where an engine's lost games were decided, read from the opponent's evaluations."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import chess
@@ -9,9 +8,8 @@ import chess.engine
 import chess.pgn
 import pytest
 
+from tests.conftest import STOCKFISH
 from tools import drops
-
-STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
 
 
 def scripted_game(white: str, black: str, result: str, black_evals: list[float]) -> chess.pgn.Game:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import gzip
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
@@ -11,12 +10,11 @@ import chess
 import chess.pgn
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, STOCKFISH
 from tools import clock, selfplay
 from tools.match_game import EngineSpec, Job, Move, play_game, rules
 
 FAKE = [sys.executable, str(REPO_ROOT / "tests" / "fake_uci.py"), "legal"]
-STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
 
 
 def test_the_hook_sees_every_move_before_it_is_played() -> None:

@@ -11,7 +11,6 @@ import gzip
 import json
 import random
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 
 from eval import nnue
 from search.position import Position
+from tests.conftest import STOCKFISH
 from training import datagen
 from training import nnue as trainer
 from training import nnue_data
@@ -254,9 +254,6 @@ def test_mirrored_twins_are_the_mirrored_positions(tmp_path: Path) -> None:
     assert len(data) == len(twins) == len(boards)
     for mirrored, plain in zip(trainer.feature_matrices(data, mirror=True), trainer.feature_matrices(twins)):
         assert (mirrored != plain).nnz == 0
-
-
-STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if Path("/usr/games/stockfish").exists() else None)
 
 
 @pytest.mark.skipif(STOCKFISH is None, reason="Debian's stockfish (the teacher) is not installed")
