@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 from eval.nnue import default_net
@@ -30,3 +31,16 @@ def test_two_trees_interleaved_and_a_changed_search_is_flagged(tmp_path: Path, c
     assert lines[4].startswith(f"{ROOT}: bench 2:") and "+0.0% against" in lines[4]
     assert lines[5].startswith(f"{other}: bench 2:")
     assert lines[6].startswith("node counts differ")
+
+
+def test_every_tree_runs_with_every_interpreter_asked_for(tmp_path: Path, capsys) -> None:
+    wrapper = tmp_path / "python-wrapper"  # a second name for this interpreter
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    wrapper.chmod(0o755)
+    assert bench_compare.main([str(ROOT), "--depth", "1", "--rounds", "1", "--repeat", "1",
+                               "--python", sys.executable, "--python", str(wrapper)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"round 1: {ROOT} ({sys.executable}): ")
+    assert lines[1].startswith(f"round 1: {ROOT} ({wrapper}): ")
+    assert lines[3].startswith(f"{ROOT} ({wrapper}): bench 1:") and f"against {ROOT} ({sys.executable})" in lines[3]
+    assert len(lines) == 4  # the same code: the same node count, nothing flagged

@@ -11,10 +11,14 @@ one the machine disturbed least (timeit's advice), and interleaving gives
 each tree the same share of the machine's good and bad minutes.
 
     python -m tools.bench_compare OLD_TREE NEW_TREE [--depth 4] [--rounds 3] [--repeat 3]
+    python -m tools.bench_compare TREE --python PY1 --python PY2
 
 A tree is a checkout (`git worktree add --detach /tmp/old HEAD~1`); each is
 searched with its own code and its own bundled net, with the interpreter
-running this script.  Nothing else heavy should run meanwhile.
+running this script, or with each `--python` in turn (every tree with every
+interpreter: how the interpreter's build changes a node's cost, the code
+the same).  An interpreter needs the engine's dependencies (a virtualenv's
+`bin/python`).  Nothing else heavy should run meanwhile.
 """
 from __future__ import annotations
 
@@ -37,12 +41,17 @@ print(nodes, best)
 """
 
 
-def probe(tree: Path, depth: int, repeat: int) -> tuple[int, float]:
-    """(nodes, fastest seconds) of `repeat` bench runs at `depth` in `tree`."""
-    done = subprocess.run([sys.executable, "-c", _PROBE.format(depth=depth, repeat=repeat)], cwd=tree,
+def probe(tree: Path, depth: int, repeat: int, python: str = sys.executable) -> tuple[int, float]:
+    """(nodes, fastest seconds) of `repeat` bench runs at `depth` in `tree`, run by the interpreter `python`."""
+    done = subprocess.run([python, "-c", _PROBE.format(depth=depth, repeat=repeat)], cwd=tree,
                           capture_output=True, text=True, check=True)
     nodes, seconds = done.stdout.split()[-2:]
     return int(nodes), float(seconds)
+
+
+def _entry_name(entry: tuple[Path, str]) -> str:
+    """A tree and the interpreter that runs it, as the report names them."""
+    return f"{entry[0]} ({entry[1]})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,20 +60,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds over the trees")
     parser.add_argument("--repeat", type=int, default=3, help="bench runs per interpreter (the fastest counts)")
+    parser.add_argument("--python", action="append", metavar="PY",
+                        help="an interpreter to run every tree with (repeatable; default: this script's)")
     args = parser.parse_args(argv)
-    fastest: dict[Path, float] = {}
-    nodes: dict[Path, int] = {}
+    pythons = args.python or [sys.executable]
+    # Each entry is a tree, or with several interpreters a tree and an interpreter.
+    entries = [(tree, python) for tree in args.trees for python in pythons]
+    name = _entry_name if len(pythons) > 1 else (lambda entry: str(entry[0]))
+    fastest: dict[tuple[Path, str], float] = {}
+    nodes: dict[tuple[Path, str], int] = {}
     for round_ in range(1, args.rounds + 1):
-        for tree in args.trees:
-            count, seconds = probe(tree, args.depth, args.repeat)
-            nodes[tree] = count
-            fastest[tree] = min(seconds, fastest.get(tree, seconds))
-            print(f"round {round_}: {tree}: {count} nodes in {seconds:.3f} s ({count / seconds:,.0f} nps)", flush=True)
-    reference = args.trees[0]
-    for tree in args.trees:
-        ratio = (nodes[tree] / fastest[tree]) / (nodes[reference] / fastest[reference])
-        print(f"{tree}: bench {args.depth}: {nodes[tree]} nodes, fastest {fastest[tree]:.3f} s, "
-              f"{nodes[tree] / fastest[tree]:,.0f} nps ({ratio - 1:+.1%} against {reference})")
+        for entry in entries:
+            count, seconds = probe(entry[0], args.depth, args.repeat, entry[1])
+            nodes[entry] = count
+            fastest[entry] = min(seconds, fastest.get(entry, seconds))
+            print(f"round {round_}: {name(entry)}: {count} nodes in {seconds:.3f} s ({count / seconds:,.0f} nps)",
+                  flush=True)
+    reference = entries[0]
+    for entry in entries:
+        ratio = (nodes[entry] / fastest[entry]) / (nodes[reference] / fastest[reference])
+        print(f"{name(entry)}: bench {args.depth}: {nodes[entry]} nodes, fastest {fastest[entry]:.3f} s, "
+              f"{nodes[entry] / fastest[entry]:,.0f} nps ({ratio - 1:+.1%} against {name(reference)})")
     if len(set(nodes.values())) > 1:
         print("node counts differ: the trees search different trees, so nps alone does not compare them")
     return 0
