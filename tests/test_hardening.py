@@ -1,6 +1,7 @@
 """Hardening: the engine's state and output survive bugs and bad tables."""
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import random
@@ -252,13 +253,30 @@ def test_a_hash_size_that_cannot_be_allocated_leaves_a_working_table(monkeypatch
     assert engine.options["Hash"] == 16  # and the option says so
 
 
+def _argparse_ignores_a_failed_help() -> bool:
+    """Whether this Python's argparse swallows a failed write of its help.
+
+    Later 3.11 releases do (3.11.7: `_print_message` ignores an OSError);
+    3.11.2, Debian's, lets the BrokenPipeError through to the engine.
+    """
+    class Closed(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+    try:
+        argparse.ArgumentParser(prog="pawnstorm").print_help(Closed())
+    except BrokenPipeError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("buffered", [False, True])
 @pytest.mark.parametrize("command", [["perft", "3"], ["analyse", "--depth", "3"], ["--help"]])
 def test_a_subcommand_whose_reader_left_ends_quietly(engine_cmd, repo_root, engine_env,
                                                     command: list[str], buffered: bool) -> None:
     """`pawnstorm analyse ... | head` with the reader gone: status 1, nothing on stderr,
     whether the first write fails (unbuffered) or only the last flush does (a pipe's default).
-    (argparse itself swallows a failed write of `--help`: then the status stays 0.)"""
+    (An argparse that swallows a failed write of `--help` leaves the status 0.)"""
     env = dict(engine_env)
     if buffered:
         env.pop("PYTHONUNBUFFERED", None)
@@ -273,5 +291,6 @@ def test_a_subcommand_whose_reader_left_ends_quietly(engine_cmd, repo_root, engi
         proc.kill()
         raise AssertionError("subcommand hung after its stdout was closed")
     err = proc.stderr.read()
-    assert code == (0 if command == ["--help"] and not buffered else 1), (code, err)
+    swallowed = command == ["--help"] and not buffered and _argparse_ignores_a_failed_help()
+    assert code == (0 if swallowed else 1), (code, err)
     assert err == "", err
