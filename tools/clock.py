@@ -32,7 +32,7 @@ import chess.pgn
 
 from tools.common import load_openings
 from tools.match_game import EngineSpec, Job, Move, play_game, rules
-from training.pgn import open_pgn
+from training.pgn import mainline_positions, open_pgn
 
 STAGE = 10  # moves per row of the table
 
@@ -59,12 +59,10 @@ def pgn_records(path: Path) -> dict[str, list[tuple[int, float, float]]]:
     with open_pgn(str(path)) as handle:
         while (game := chess.pgn.read_game(handle)) is not None:
             names = {chess.WHITE: game.headers.get("White", "?"), chess.BLACK: game.headers.get("Black", "?")}
-            board = game.board()
-            for node in game.mainline():
+            for _, board, node in mainline_positions(game):  # the board before each move
                 spent, left = node.emt(), node.clock()
                 if spent is not None and left is not None:
                     records.setdefault(names[board.turn], []).append((board.fullmove_number, spent, left))
-                board.push(node.move)
     return records
 
 

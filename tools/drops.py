@@ -34,7 +34,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from training.pgn import open_pgn
+from training.pgn import finished_games, mainline_positions
 
 #: A mate in the opponent's evaluation, in pawns (the rises are capped there too).
 MATE_PAWNS = 99.0
@@ -68,19 +68,16 @@ def losses(game: chess.pgn.Game, engine: str, decided: float, drop: float) -> Lo
     if game.headers.get("Result") != ("0-1" if ours == chess.WHITE else "1-0"):
         return None
     theirs = not ours
-    board = game.board()
     previous: float | None = None  # the opponent's evaluation after its last move, from its side
     before: tuple[str, chess.Move] | None = None
     largest = 0.0
     first_drop = None
-    for node in game.mainline():
-        mover = board.turn
-        number = board.fullmove_number
-        if mover == ours:
+    for _, board, node in mainline_positions(game):  # the board before each move
+        if board.turn == ours:
             before = (board.fen(), node.move)
-        board.push(node.move)
+            continue
         score = node.eval()
-        if mover != theirs or score is None:
+        if score is None:
             continue
         value = _pawns(score) * (1 if theirs == chess.WHITE else -1)
         if previous is not None:
@@ -89,19 +86,18 @@ def losses(game: chess.pgn.Game, engine: str, decided: float, drop: float) -> Lo
             if rise >= drop and first_drop is None and before is not None:
                 first_drop = before
         if value >= decided:
-            return Loss(number, largest, first_drop)
+            return Loss(board.fullmove_number, largest, first_drop)
         previous = value
     return Loss(None, largest, first_drop)
 
 
 def read_losses(paths: list[Path], engine: str, decided: float, drop: float) -> list[Loss]:
+    """The losses of `engine` among the decided games of the files."""
     found = []
-    for path in paths:
-        with open_pgn(str(path)) as handle:
-            while (game := chess.pgn.read_game(handle)) is not None:
-                loss = losses(game, engine, decided, drop)
-                if loss is not None:
-                    found.append(loss)
+    for game, _ in finished_games(str(path) for path in paths):
+        loss = losses(game, engine, decided, drop)
+        if loss is not None:
+            found.append(loss)
     return found
 
 
