@@ -7,27 +7,34 @@ move through `Position.push`, which has already looked up the moving and
 captured pieces, so for a move that is not castling on a plain
 `chess.Board` it can make the same change with the bitboards directly.
 
-The result is python-chess's own state, stack included (`board.pop()` takes
-the move back as usual); tests/test_boardpush.py plays random games both
-ways and compares every field.  Castling and any board subclass (variants)
-go to `Board.push`.
+The result is python-chess's own state and move stack, less one thing:
+python-chess's snapshot for `Board.pop` (a `_BoardState` object, built and
+restored through attribute copies, about 1.4 µs a move) is not pushed.
+`push_plain` returns its own snapshot, a tuple, and `pop_plain` takes the move
+back from it (about 0.85 µs a move); `board.pop()` would take back the
+wrong move.  A board moved this way, while it is, must not be popped or
+copied with its stack by python-chess (`Position` owns its board for a
+search, and takes back everything it pushes).  tests/test_boardpush.py
+plays random games both ways and compares every field, forth and back.
+Castling and any board subclass (variants) go to `Board.push`.
 """
 
 from __future__ import annotations
 
 import chess
 
-# python-chess's private snapshot class: pushing one is what lets `Board.pop` undo the move.
-from chess import _BoardState  # type: ignore[attr-defined]
-
 _BB_SQUARES = chess.BB_SQUARES
 _BB_RANK_1 = chess.BB_RANK_1
 _BB_RANK_8 = chess.BB_RANK_8
 
+#: What `push_plain` returns and `pop_plain` restores: every field of the
+#: board that a move changes, as python-chess's `_BoardState` holds them.
+Snapshot = tuple[int, int, int, int, int, int, int, int, int, int, bool, int, "int | None", int, int]
+
 
 def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
-               captured: chess.PieceType | None, capture_square: chess.Square) -> None:
-    """`board.push(move)` for a legal move that is not castling.
+               captured: chess.PieceType | None, capture_square: chess.Square) -> Snapshot:
+    """`board.push(move)` for a legal move that is not castling; returns what `pop_plain` needs to take it back.
 
     `piece` is the moving piece's type, `captured` the captured piece's type
     (None: no capture) and `capture_square` where it stands (the target
@@ -36,11 +43,14 @@ def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
     moves only: a king is never captured, so python-chess's rule for
     castling rights after a king capture (variants) is left out.
     """
-    state = _BoardState(board)
-    if not board._stack:  # python-chess filters the rights before a game's first push
+    occupied_co = board.occupied_co
+    state = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+             occupied_co[chess.WHITE], occupied_co[chess.BLACK], board.occupied, board.promoted,
+             board.turn, board.castling_rights, board.ep_square, board.halfmove_clock, board.fullmove_number)
+    move_stack = board.move_stack
+    if not move_stack:  # python-chess cleans the rights at every push: after the first, they stay clean
         board.castling_rights = board.clean_castling_rights()
-    board.move_stack.append(move)
-    board._stack.append(state)
+    move_stack.append(move)
 
     us = board.turn
     frm = move.from_square
@@ -81,7 +91,6 @@ def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
         _toggle(board, promotion, to_bb)
     else:
         _toggle(board, piece, from_bb | to_bb)
-    occupied_co = board.occupied_co
     occupied_co[us] ^= from_bb
     occupied = board.occupied ^ from_bb
     if captured:
@@ -96,6 +105,18 @@ def push_plain(board: chess.Board, move: chess.Move, piece: chess.PieceType,
         promoted = promoted & ~from_bb | to_bb
     board.promoted = promoted
     board.turn = not us
+    return state
+
+
+def pop_plain(board: chess.Board, state: Snapshot) -> chess.Move:
+    """Take back the move `push_plain` made, given what it returned; return the move (`board.pop()`'s answer)."""
+    (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+     white, black, board.occupied, board.promoted,
+     board.turn, board.castling_rights, board.ep_square, board.halfmove_clock, board.fullmove_number) = state
+    occupied_co = board.occupied_co
+    occupied_co[chess.WHITE] = white
+    occupied_co[chess.BLACK] = black
+    return board.move_stack.pop()
 
 
 def _toggle(board: chess.Board, piece: chess.PieceType, mask: chess.Bitboard) -> None:

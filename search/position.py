@@ -32,7 +32,7 @@ from eval.accumulator import Accumulator
 from eval.evaluate import finish, packed_score
 from eval.nnue import Net
 from eval.weights import EG_TABLE, MG_TABLE, PHASE_WEIGHT
-from search.boardpush import push_plain
+from search.boardpush import pop_plain, push_plain
 from search.checks import gives_check, quiet_check_test
 from search.movegen import evasions, legal_captures, promoting_pawns
 from search.movegen import legal_moves as movegen_legal_moves
@@ -318,12 +318,12 @@ class Position:
         if board.ep_square is not None:
             key ^= _ep_key(board)
         if self._plain and not castles:  # the board change inlined: python-chess's push, less its lookups
-            push_plain(board, move, piece, captured, capture_square)
-            # The mailbox's change, and in `_undo` what takes it back.
+            # The mailbox's change, and in `_undo` what takes it back (the board's own snapshot last).
             mailbox[frm] = None
             mailbox[capture_square] = None
             mailbox[to] = placed
-            self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc, frm, piece, to, captured, capture_square, None))
+            self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc, frm, piece, to, captured, capture_square,
+                               push_plain(board, move, piece, captured, capture_square)))
         else:
             # Castling, or a variant's rules: the whole mailbox is saved.
             self._undo.append((self.key, self.mg, self.eg, self.phase, self.acc, None, None, None, None, None, mailbox[:]))
@@ -353,11 +353,12 @@ class Position:
             self._null_floor = self._null_floors.pop()
         self.key, self.mg, self.eg, self.phase, self.acc, frm, piece, to, captured, capture_square, saved = self._undo.pop()
         mailbox = self.mailbox
-        if piece is not None:  # `push`'s ordinary move, taken back square by square
+        if piece is not None:  # `push`'s ordinary move, taken back square by square; `saved`: the board's snapshot
             mailbox[to] = None
             mailbox[capture_square] = captured
             mailbox[frm] = piece
-        elif saved is not None:  # castling or a variant's move (a null move changed nothing)
+            return pop_plain(self.board, saved)
+        if saved is not None:  # castling or a variant's move (a null move changed nothing)
             mailbox[:] = saved
         return self.board.pop()
 

@@ -1,4 +1,4 @@
-"""`search.boardpush.push_plain` leaves exactly the board python-chess's `Board.push` leaves."""
+"""`search.boardpush.push_plain` leaves exactly the board python-chess's `Board.push` leaves, and `pop_plain` the board `Board.pop` leaves."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 import chess
 import pytest
 
-from search.boardpush import push_plain
+from search.boardpush import Snapshot, pop_plain, push_plain
 from search.position import Position
 
 _FIELDS = ("pawns", "knights", "bishops", "rooks", "queens", "kings", "occupied", "promoted",
@@ -15,10 +15,8 @@ _FIELDS = ("pawns", "knights", "bishops", "rooks", "queens", "kings", "occupied"
 
 
 def _state(board: chess.Board) -> tuple:
-    """Every field `Board.push` changes, the move stack and the snapshots under it."""
-    snapshots = tuple(tuple(vars(state).items()) for state in board._stack)
-    return (tuple(getattr(board, name) for name in _FIELDS), tuple(board.occupied_co), tuple(board.move_stack),
-            snapshots)
+    """Every field `Board.push` changes, and the move stack."""
+    return tuple(getattr(board, name) for name in _FIELDS), tuple(board.occupied_co), tuple(board.move_stack)
 
 
 def _pieces(board: chess.Board, move: chess.Move) -> tuple[chess.PieceType, chess.PieceType | None, chess.Square]:
@@ -30,8 +28,9 @@ def _pieces(board: chess.Board, move: chess.Move) -> tuple[chess.PieceType, ches
 
 
 def _check_game(board: chess.Board, rng: random.Random, plies: int) -> int:
-    """Play random legal moves both ways side by side; return how many went through `push_plain`."""
+    """Play random legal moves both ways side by side, then take them all back; return how many went through `push_plain`."""
     ours = board.copy()
+    snapshots: list[Snapshot | None] = []  # push_plain's answer, None for python-chess's own push
     inlined = 0
     for _ in range(plies):
         moves = list(board.legal_moves)
@@ -44,13 +43,15 @@ def _check_game(board: chess.Board, rng: random.Random, plies: int) -> int:
         board.push(move)
         if ours.is_castling(move):
             ours.push(move)
+            snapshots.append(None)
         else:
-            push_plain(ours, move, *_pieces(ours, move))
+            snapshots.append(push_plain(ours, move, *_pieces(ours, move)))
             inlined += 1
         assert _state(ours) == _state(board), (board.fen(), move)
-    while board.move_stack:  # python-chess's pop undoes either push
-        assert board.pop() == ours.pop()
-        assert _state(ours) == _state(board)
+    while board.move_stack:  # each push taken back by its own pop, the two kinds interleaved
+        snapshot = snapshots.pop()
+        assert board.pop() == (ours.pop() if snapshot is None else pop_plain(ours, snapshot))
+        assert _state(ours) == _state(board), board.fen()
     return inlined
 
 
@@ -86,9 +87,9 @@ def test_position_takes_the_inlined_push_only_on_a_plain_board(monkeypatch: pyte
 
     calls = []
 
-    def counted(*args: object) -> None:
+    def counted(*args: object) -> Snapshot:
         calls.append(args)
-        push_plain(*args)  # type: ignore[arg-type]
+        return push_plain(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr("search.position.push_plain", counted)
     for board in (chess.Board(), Subclass()):
@@ -101,3 +102,6 @@ def test_position_takes_the_inlined_push_only_on_a_plain_board(monkeypatch: pyte
         assert len(calls) == (8 if type(board) is chess.Board else 0)
         assert board.fen() == "rnbqkb1r/pp2pppp/5n2/1p1P4/8/5N2/PPPP1PPP/RNBQ1RK1 b kq - 1 5"
         assert pos.key == chess.polyglot.zobrist_hash(board)
+        while board.move_stack:  # and each kind of push is taken back by its own pop
+            pos.pop()
+        assert board == chess.Board() and pos.key == chess.polyglot.zobrist_hash(board)

@@ -64,7 +64,7 @@ def test_cached_scores_are_the_positions_own(monkeypatch: pytest.MonkeyPatch) ->
         for reply in list(pos.board.legal_moves)[:5]:
             pos.push(reply)
             seen[pos.key] = pos.evaluate()
-            assert pos.evaluate() == seen[pos.key] == Position(pos.board.copy(), net).evaluate()
+            assert pos.evaluate() == seen[pos.key] == Position(pos.board.copy(stack=False), net).evaluate()
             pos.pop()
         pos.pop()
         assert len(pos.evals) <= 64
