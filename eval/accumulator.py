@@ -31,12 +31,13 @@ _BLACK_ROWS = 384
 class Accumulator:
     """A net's incremental update and scoring, for one search."""
 
-    __slots__ = ("net", "_rows", "_bucket_of", "_clip", "_inputs", "_deep", "_head", "_b2", "_divisor", "_cp_scale",
-                 "_top")
+    __slots__ = ("net", "_rows", "_deltas", "_bucket_of", "_clip", "_inputs", "_deep", "_head", "_b2", "_divisor",
+                 "_cp_scale", "_top")
 
     def __init__(self, net: Net) -> None:
         self.net = net
         self._rows = net.dual_rows
+        self._deltas = net.move_deltas
         self._bucket_of = net.bucket_of
         self._top = float(net.qa)  # Python float bounds: the clip then keeps the accumulator's type
         self._cp_scale = net.cp_scale
@@ -62,24 +63,36 @@ class Accumulator:
         taken piece's type (None: no capture), on `capture_square` (not `to`
         for en passant).
         """
-        rows = self._rows
         own = 0 if white else _BLACK_ROWS
-        acc = acc + rows[own + 64 * placed - 64 + to]
-        acc -= rows[own + 64 * piece - 64 + frm]
+        if placed == piece:  # one row for the step (`Net.move_deltas`)
+            index = (own + 64 * piece - 64 + frm) << 6 | to
+            delta = self._deltas[index]
+            acc = acc + (delta if delta is not None else self._delta(index))
+        else:
+            rows = self._rows
+            acc = acc + rows[own + 64 * placed - 64 + to]
+            acc -= rows[own + 64 * piece - 64 + frm]
         if captured is not None:
-            acc -= rows[_BLACK_ROWS - own + 64 * captured - 64 + capture_square]
+            acc -= self._rows[_BLACK_ROWS - own + 64 * captured - 64 + capture_square]
         return acc
 
     def castled(self, acc: np.ndarray, white: bool, king_from: int, king_to: int, rook_from: int,
                 rook_to: int) -> np.ndarray:
         """The vector after castling: king and rook both move."""
-        rows = self._rows
         own = 0 if white else _BLACK_ROWS
-        acc = acc + rows[own + 320 + king_to]
-        acc -= rows[own + 320 + king_from]
-        acc += rows[own + 192 + rook_to]
-        acc -= rows[own + 192 + rook_from]
+        deltas = self._deltas
+        king = (own + 320 + king_from) << 6 | king_to
+        rook = (own + 192 + rook_from) << 6 | rook_to
+        acc = acc + (deltas[king] if deltas[king] is not None else self._delta(king))
+        acc += deltas[rook] if deltas[rook] is not None else self._delta(rook)
         return acc
+
+    def _delta(self, index: int) -> np.ndarray:
+        """Make and keep the step row of `Net.move_deltas` at `index` (a departure's row << 6 | the arrival)."""
+        rows = self._rows
+        departure = index >> 6
+        delta = self._deltas[index] = rows[departure - (departure & 63) + (index & 63)] - rows[departure]
+        return delta
 
     def score(self, acc: np.ndarray, turn: chess.Color, pieces: int) -> int:
         """Centipawns for the side to move; `pieces` (kings included) picks the output bucket.
