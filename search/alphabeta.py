@@ -48,12 +48,6 @@ QUIET_PRUNING_MAX_DEPTH = 3
 LMP_BASE = 3
 FUTILITY_BASE = 80
 FUTILITY_MARGIN = 90
-#: Where quiet-move pruning applies, a move whose static exchange loses more
-#: than its bar is skipped: a quiet move that puts a piece where it is lost
-#: for less (bar SEE_QUIET_MARGIN * depth), unless it gives check, and a
-#: capture that gives back more than it takes (bar SEE_CAPTURE_MARGIN * depth**2).
-SEE_QUIET_MARGIN = 60
-SEE_CAPTURE_MARGIN = 20
 
 
 class SearchAborted(Exception):
@@ -166,7 +160,6 @@ class AlphaBeta:
         failed_quiets: list[chess.Move] = []
         if classify:  # `board.is_capture`, inlined below: asked of every move
             them, ep, pawns = board.occupied_co[not board.turn], board.ep_square, board.pawns
-        mailbox = pos.mailbox
         gives_check = None  # the node's `Position.quiet_check_test`, made when pruning first asks
         # Once the next quiet move would be skipped unless it gives check, so
         # would every later one: the move picker, told so (its flag), makes
@@ -177,29 +170,15 @@ class AlphaBeta:
             index += 1
             tactical = classify and (move.promotion or (them >> move.to_square) & 1
                                      or move.to_square == ep and (pawns >> move.from_square) & 1)
-            if quiets_allowed:
-                if not tactical:
-                    quiets += 1
-                    # Only once some move has a score that is not a loss: a
-                    # position where every move was skipped is not mated.
-                    if quiets >= quiets_allowed and best_score > -TB_WIN_BOUND:
-                        if gives_check is None:
-                            gives_check = pos.quiet_check_test()[0]
-                        if not gives_check(move):
-                            checks_only[0] = True
-                            continue
-                # A move that loses material by static exchange, once some
-                # move has a score that is not a loss.  (A king's move, castling
-                # too, never steps onto an attacked square.)
-                if best_score > -TB_WIN_BOUND and not move.promotion and mailbox[move.from_square] != chess.KING:
-                    if not tactical:
-                        if not see_at_least(board, move, -SEE_QUIET_MARGIN * depth, mailbox):
-                            if gives_check is None:
-                                gives_check = pos.quiet_check_test()[0]
-                            if not gives_check(move):  # a sacrifice with check is searched
-                                continue
-                    elif (PIECE_VALUE[mailbox[move.from_square]] > PIECE_VALUE[mailbox[move.to_square] or chess.PAWN]
-                          and not see_at_least(board, move, -SEE_CAPTURE_MARGIN * depth * depth, mailbox)):
+            if quiets_allowed and not tactical:
+                quiets += 1
+                # Only once some move has a score that is not a loss: a
+                # position where every move was skipped is not mated.
+                if quiets >= quiets_allowed and best_score > -TB_WIN_BOUND:
+                    if gives_check is None:
+                        gives_check = pos.quiet_check_test()[0]
+                    if not gives_check(move):
+                        checks_only[0] = True
                         continue
             pos.push(move)
             if index == 0 or not pvs:

@@ -121,20 +121,6 @@ def test_quiet_pruning_keeps_the_mates(fen: str) -> None:
     assert pruned.score == MATE - 3
 
 
-def test_losing_exchanges_are_skipped_near_the_horizon(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where quiet-move pruning looks, a move that loses material by static
-    exchange is skipped: the same search with bars no exchange falls below
-    searches more nodes."""
-    from search import alphabeta
-    board = chess.Board("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQK2R w KQkq - 1 5")
-    pruned = Searcher(1, PRUNING).search(board, Limits(depth=5))
-    monkeypatch.setattr(alphabeta, "SEE_QUIET_MARGIN", 10**6)
-    monkeypatch.setattr(alphabeta, "SEE_CAPTURE_MARGIN", 10**6)
-    full = Searcher(1, PRUNING).search(board, Limits(depth=5))
-    assert pruned.nodes < full.nodes
-    assert pruned.best_move in board.legal_moves
-
-
 def test_quiet_pruning_is_on_by_default_and_off_in_the_exact_search() -> None:
     assert Features().quiet_pruning
     assert not Features.exact().quiet_pruning
