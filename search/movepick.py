@@ -60,14 +60,14 @@ def staged_moves(pos: Position, orderer: MoveOrderer | None, hash_move: int, ply
     good, bad = orderer.split_tactical(board, pos.tactical_moves(underpromotions=True), ply, hash_move, mailbox)
     yield from good
     if checks_only is None:
-        yield from orderer.order(board, quiet_moves(board), hash_move, ply, skip_hash=True, mailbox=mailbox)
+        yield from orderer.order_quiets(board, quiet_moves(board), hash_move, ply)
     elif checks_only[0]:
         gives_check, reach = pos.quiet_check_test()
         quiets = [move for move in quiet_moves(board, reach) if gives_check(move)]
         # Sorting is stable, so a subset keeps the order it has among all the quiet moves.
-        yield from orderer.order(board, quiets, hash_move, ply, skip_hash=True, mailbox=mailbox)
+        yield from orderer.order_quiets(board, quiets, hash_move, ply)
     else:
-        quiets = orderer.order(board, quiet_moves(board), hash_move, ply, skip_hash=True, mailbox=mailbox)
+        quiets = orderer.order_quiets(board, quiet_moves(board), hash_move, ply)
         for index, move in enumerate(quiets):
             if checks_only[0]:  # set while the moves before were searched: the rest, checks alone
                 gives_check = pos.quiet_check_test()[0]

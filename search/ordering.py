@@ -131,6 +131,35 @@ class MoveOrderer:
         scored.sort(key=_first, reverse=True)
         return scored
 
+    def order_quiets(self, board: chess.Board, moves: list[chess.Move], hash_move: int, ply: int) -> list[chess.Move]:
+        """`order(board, moves, hash_move, ply, skip_hash=True)` for moves that neither capture nor promote.
+
+        The quiet stage's moves: `scored` less its tests for captures,
+        promotions and en passant, which none of them passes (hot path).
+        """
+        killer_1, killer_2 = self.killers[ply]
+        history = self.history[board.turn]
+        counter = self._countermove(board)
+        scored = []
+        append = scored.append
+        for move in moves:
+            frm = move.from_square
+            to = move.to_square
+            code = frm | to << 6
+            if code == hash_move:
+                continue
+            if code == killer_1:
+                score = KILLER_1
+            elif code == killer_2:
+                score = KILLER_2
+            elif code == counter:
+                score = COUNTER
+            else:
+                score = history[frm * 64 + to]
+            append((score, move))
+        scored.sort(key=_first, reverse=True)
+        return [move for _, move in scored]
+
     def order_captures(self, board: chess.Board, moves: list[chess.Move], mailbox: Mailbox | None = None) -> list[chess.Move]:
         """MVV-LVA only: quiescence has no hash move and no quiet moves."""
         if mailbox is None:

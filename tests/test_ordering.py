@@ -1,8 +1,11 @@
 """Move ordering: the order `MoveOrderer.order` promises in its docstring."""
 from __future__ import annotations
 
+import random
+
 import chess
 
+from search.movepick import quiet_moves
 from search.ordering import MoveOrderer
 from search.tt import encode_move
 
@@ -58,3 +61,27 @@ def test_failed_quiet_moves_lose_history() -> None:
     # Never-tried quiet moves (history 0) come before the ones that failed,
     # and those still before the losing capture.
     assert ordered.index("d1d3") < ordered.index("e1f1") < ordered.index("d1d5")
+
+
+def test_the_quiet_stages_ordering_is_the_full_orderings() -> None:
+    """`order_quiets` (the quiet stage's hot path) gives the quiet moves in the order `order` gives them,
+    hash move left out, over random games with killers, countermoves and history learned on the way."""
+    rng = random.Random(7)
+    orderer = MoveOrderer()
+    compared = 0
+    for _ in range(30):
+        board = chess.Board()
+        for ply in range(80):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            quiets = quiet_moves(board) if not board.is_check() else []
+            hash_move = encode_move(rng.choice(quiets)) if quiets and rng.random() < 0.5 else 0
+            if quiets:
+                expected = orderer.order(board, quiets, hash_move, ply % 8, skip_hash=True)
+                assert orderer.order_quiets(board, quiets, hash_move, ply % 8) == expected, board.fen()
+                compared += 1
+                for move in rng.sample(quiets, min(3, len(quiets))):  # lessons: killers, countermove, history
+                    orderer.record_cutoff(board, move, ply % 8, rng.randrange(1, 8), rng.sample(quiets, 1))
+            board.push(rng.choice(moves))
+    assert compared > 1000
