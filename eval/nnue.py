@@ -202,9 +202,10 @@ class Net:
         A move then costs the accumulator one addition, not an addition and
         a subtraction (about 0.8 µs a push less).  Made as moves are first
         made (`eval.accumulator.Accumulator.moved`), and kept with the net:
-        of the 49,152 slots (12 pieces, 64 squares, 64 arrivals) a piece
-        can reach about 3,800 by the rules, at 4 KiB each for the bundled
-        net.  Exact: a difference of two int16 weights.
+        of the 49,152 slots (12 pieces, 64 squares, 64 arrivals) the rules
+        let a piece reach about 7,600 (both colours, promotions aside), at
+        4 KiB each for the bundled net: at most about 30 MiB, and a search
+        meets far fewer.  Exact: a difference of two int16 weights.
         """
         return [None] * (INPUTS * 64)
 
