@@ -64,10 +64,10 @@ class Accumulator:
         for en passant).
         """
         own = 0 if white else _BLACK_ROWS
-        if placed == piece:  # one row for the step (`Net.move_deltas`)
+        if placed == piece:  # one row for the step (`Net.move_deltas`; `_step` inlined: a call a push costs)
             index = (own + 64 * piece - 64 + frm) << 6 | to
             delta = self._deltas[index]
-            acc = acc + (delta if delta is not None else self._delta(index))
+            acc = acc + (delta if delta is not None else self._step(index))
         else:
             rows = self._rows
             acc = acc + rows[own + 64 * placed - 64 + to]
@@ -80,18 +80,17 @@ class Accumulator:
                 rook_to: int) -> np.ndarray:
         """The vector after castling: king and rook both move."""
         own = 0 if white else _BLACK_ROWS
-        deltas = self._deltas
-        king = (own + 320 + king_from) << 6 | king_to
-        rook = (own + 192 + rook_from) << 6 | rook_to
-        acc = acc + (deltas[king] if deltas[king] is not None else self._delta(king))
-        acc += deltas[rook] if deltas[rook] is not None else self._delta(rook)
+        acc = acc + self._step((own + 320 + king_from) << 6 | king_to)
+        acc += self._step((own + 192 + rook_from) << 6 | rook_to)
         return acc
 
-    def _delta(self, index: int) -> np.ndarray:
-        """Make and keep the step row of `Net.move_deltas` at `index` (a departure's row << 6 | the arrival)."""
-        rows = self._rows
-        departure = index >> 6
-        delta = self._deltas[index] = rows[departure - (departure & 63) + (index & 63)] - rows[departure]
+    def _step(self, index: int) -> np.ndarray:
+        """The step row of `Net.move_deltas` at `index` (a departure's row << 6 | the arrival), made and kept if new."""
+        delta = self._deltas[index]
+        if delta is None:
+            rows = self._rows
+            departure = index >> 6
+            delta = self._deltas[index] = rows[departure - (departure & 63) + (index & 63)] - rows[departure]
         return delta
 
     def score(self, acc: np.ndarray, turn: chess.Color, pieces: int) -> int:
