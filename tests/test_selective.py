@@ -162,3 +162,47 @@ def test_uci_handshake_names_a_bad_switch(monkeypatch: pytest.MonkeyPatch) -> No
         assert harness.lines()[-1] == "uciok"
     finally:
         harness.close()
+
+
+def test_probcut_cuts_on_a_winning_capture_and_records_it() -> None:
+    """A rook that takes a hung queen beats beta by ProbCut's margin in a
+    shallow search: the node is cut, and the table remembers the capture
+    as a lower bound."""
+    from search import alphabeta
+    from search.tt import TranspositionTable, decode, encode_move
+    from search.types import LOWER
+    pos = Position(chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"))
+    tree = alphabeta.AlphaBeta(pos, TranspositionTable(1), Features())
+    score = tree._probcut(6, 0, 1, pos.key, 0)
+    assert score is not None and score >= alphabeta.PROBCUT_MARGIN
+    depth, bound, stored, move = decode(tree.tt.probe_data(pos.key))
+    assert (depth, bound, move) == (6 - alphabeta.PROBCUT_REDUCTION + 1, LOWER, encode_move(chess.Move.from_uci("d2d5")))
+    assert stored == score
+    assert pos.board.fen() == "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"  # every capture tried was taken back
+
+
+def test_probcut_leaves_a_quiet_position_to_the_search() -> None:
+    """No capture in the opening position wins enough: nothing is cut, and a
+    table entry that already failed to reach the bar skips the tries."""
+    from search import alphabeta
+    from search.tt import TranspositionTable
+    pos = Position(chess.Board())
+    tree = alphabeta.AlphaBeta(pos, TranspositionTable(1), Features())
+    assert tree._probcut(6, 0, 1, pos.key, 0) is None
+    assert tree.nodes == 0  # no capture at all to try
+    pos = Position(chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1"))
+    tree = alphabeta.AlphaBeta(pos, TranspositionTable(1), Features())
+    tree.tt.store(pos.key, 5, alphabeta.UPPER, 100, None, 1)
+    assert tree._probcut(6, 0, 1, pos.key, tree.tt.probe_data(pos.key)) is None
+    assert tree.nodes == 0
+
+
+def test_probcut_cuts_nodes_deep_enough(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At depth 6 some nodes are cut by ProbCut: the same search without it searches more."""
+    from search import alphabeta
+    board = chess.Board("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQK2R w KQkq - 1 5")
+    cut = Searcher(1).search(board, Limits(depth=6))
+    monkeypatch.setattr(alphabeta, "PROBCUT_MIN_DEPTH", 10**6)
+    full = Searcher(1).search(board, Limits(depth=6))
+    assert cut.nodes < full.nodes
+    assert cut.best_move in board.legal_moves
