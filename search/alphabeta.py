@@ -48,12 +48,6 @@ QUIET_PRUNING_MAX_DEPTH = 3
 LMP_BASE = 3
 FUTILITY_BASE = 80
 FUTILITY_MARGIN = 90
-#: ProbCut, at non-PV nodes PROBCUT_MIN_DEPTH or more plies deep: a capture
-#: whose reply is searched to depth - PROBCUT_REDUCTION (not depth - 1) and
-#: still beats beta by PROBCUT_MARGIN would almost surely beat beta at full depth.
-PROBCUT_MIN_DEPTH = 5
-PROBCUT_MARGIN = 200
-PROBCUT_REDUCTION = 4
 
 
 class SearchAborted(Exception):
@@ -149,11 +143,6 @@ class AlphaBeta:
         if ((features.null_move or features.quiet_pruning) and not pv_node and not in_check and ply > 0
                 and board.occupied_co[board.turn] & ~(board.pawns | board.kings)):
             score, quiets_allowed = self._prune_by_static_eval(depth, alpha, beta, ply)
-            if score is not None:
-                return score
-        if (features.null_move and features.ordering and depth >= PROBCUT_MIN_DEPTH and not pv_node
-                and not in_check and ply > 0 and abs(beta) < TB_WIN_BOUND):
-            score = self._probcut(depth, beta, ply, key, data if features.transposition else 0)
             if score is not None:
                 return score
 
@@ -279,36 +268,6 @@ class AlphaBeta:
                 return None, 1
             return None, LMP_BASE + depth * depth + 1
         return None, 0
-
-    def _probcut(self, depth: int, beta: int, ply: int, key: int, data: int) -> int | None:
-        """A score at least beta + PROBCUT_MARGIN that a capture's shallow search proves, or None.
-
-        A capture that wins enough by static exchange is tried first in
-        quiescence, then, if that holds, in a search PROBCUT_REDUCTION - 1
-        plies shallower than its own, both with the null window at the raised bar.  A result
-        that beats the bar there would beat beta at full depth all but
-        always, so the node is cut.  Skipped when the table already holds a
-        search nearly as deep that stayed below the bar (`data`: the
-        node's entry, 0 for none).
-        """
-        bar = beta + PROBCUT_MARGIN
-        if data and data & 255 >= depth - 3 and score_from_tt(((data >> 10) & 0x1FFFF) - 65536, ply) < bar:
-            return None
-        pos = self.pos
-        board, mailbox = pos.board, pos.mailbox
-        gain = bar - pos.evaluate()  # what the exchange must win for the static score to reach the bar
-        for move in self.orderer.order_captures(board, pos.tactical_moves(), mailbox):
-            if not see_at_least(board, move, gain, mailbox):
-                continue
-            pos.push(move)
-            score = -self.quiescence(-bar, -bar + 1, ply + 1)
-            if score >= bar:
-                score = -self.alphabeta(depth - PROBCUT_REDUCTION, -bar, -bar + 1, ply + 1)
-            pos.pop()
-            if score >= bar:
-                self.tt.store(key, depth - PROBCUT_REDUCTION + 1, LOWER, score, move, ply)  # what the reply's depth proves here
-                return score
-        return None
 
     def quiescence(self, alpha: int, beta: int, ply: int, in_check: bool | None = None) -> int:
         """Resolve captures (and evasions when in check) until the position is quiet.
